@@ -1,0 +1,71 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "OpenAgentsMirror",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "MirrorStore", targets: ["MirrorStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Layer 1: the system's libsqlite3 (Debian: libsqlite3-dev).
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
+        // Layer 2: the SQLite layer and the mirror's tables and queries.
+        // The SQL of the mirror lives in schema/ and is compiled in by the EmbedSchema plugin.
+        .target(
+            name: "MirrorStore",
+            dependencies: ["CSQLite"],
+            plugins: ["EmbedSchema"]
+        ),
+
+        // Build-time: turns schema/*.sql into Swift source inside MirrorStore.
+        .executableTarget(
+            name: "schema-embedder",
+            path: "tools/schema-embedder"
+        ),
+        .plugin(
+            name: "EmbedSchema",
+            capability: .buildTool(),
+            dependencies: ["schema-embedder"],
+            path: "tools/plugins/EmbedSchema"
+        ),
+
+        // Tools: benchmarks, probes and demos.
+        .executableTarget(
+            name: "oa-store-bench",
+            dependencies: [
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/store-bench"
+        ),
+        .executableTarget(
+            name: "oa-store-probe",
+            dependencies: ["MirrorStore"],
+            path: "tools/store-probe"
+        ),
+        .executableTarget(
+            name: "oa-store-demo",
+            dependencies: [
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/store-demo"
+        ),
+
+        .testTarget(
+            name: "MirrorStoreTests",
+            dependencies: ["MirrorStore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,34 @@
+/// A 64-bit fingerprint of an event's content (FNV-1a), used to tell whether a refetched event is
+/// the one already mirrored at that position.
+///
+/// The store hashes whatever bytes it is given. Callers that receive the same event re-encoded
+/// (a stock bridge's key order is not fixed) hash a canonical form instead and pass it in.
+public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
+    /// The hash's bits, as SQLite stores them.
+    public let rawValue: Int64
+
+    public init(rawValue: Int64) {
+        self.rawValue = rawValue
+    }
+
+    /// Hashes `bytes`.
+    public init(of bytes: [UInt8]) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        bytes.withUnsafeBufferPointer { buffer in
+            for byte in buffer {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+        }
+        self.rawValue = Int64(bitPattern: hash)
+    }
+
+    /// Hashes the UTF-8 bytes of `text`.
+    public init(of text: String) {
+        self.init(of: Array(text.utf8))
+    }
+
+    public var description: String {
+        let hex = String(UInt64(bitPattern: rawValue), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

@@ -1,0 +1,166 @@
+extension MirrorStore {
+    /// Queues a prompt. The prompt is durable when this returns: it needs no bridge.
+    ///
+    /// - Parameters:
+    ///   - localEcho: an event showing the prompt in the session's timeline (marked local), written
+    ///     in the same transaction; the caller builds it, the store does not know the wire format.
+    /// - Throws: `MirrorStoreError.unknownSession` when the session is not mirrored.
+    @discardableResult
+    public func enqueuePrompt(
+        sessionID: String,
+        text: String,
+        clientMessageID: String,
+        localEcho: NewEvent? = nil
+    ) throws -> OutboxItem {
+        try write {
+            let now = clock.now()
+            guard try session(id: sessionID) != nil else { throw MirrorStoreError.unknownSession(id: sessionID) }
+            var localEventID: Int64?
+            if var echo = localEcho {
+                echo.sessionID = sessionID
+                echo.origin = .local
+                _ = try insert(echo, ordinal: try nextOrdinal(in: sessionID))
+                localEventID = database.lastInsertRowID
+                try database.run(
+                    """
+                    UPDATE sessions SET local_event_count = local_event_count + 1,
+                        last_ts = CASE WHEN ?2 > coalesce(last_ts, -1) THEN ?2 ELSE last_ts END
+                    WHERE session_id = ?1
+                    """,
+                    [sessionID, echo.timestamp ?? now]
+                )
+            }
+            try database.run(
+                """
+                INSERT INTO outbox (session_id, text, client_message_id, local_event_id, created_at, updated_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+                """,
+                [sessionID, text, clientMessageID, localEventID, now]
+            )
+            return try requireOutboxItem(id: database.lastInsertRowID)
+        }
+    }
+
+    /// Claims the next prompt to send and marks it `sending`.
+    ///
+    /// Prompts of one session go in the order they were queued: a session's prompt waits while an
+    /// earlier one of the same session is sending, failed or unconfirmed.
+    public func claimNextOutboxItem() throws -> OutboxItem? {
+        try write {
+            let next = try database.scalarInt64(
+                """
+                SELECT o.outbox_id FROM outbox o
+                WHERE o.state = 'queued' AND NOT EXISTS (
+                    SELECT 1 FROM outbox earlier
+                    WHERE earlier.session_id = o.session_id AND earlier.outbox_id < o.outbox_id
+                      AND earlier.state IN ('sending', 'failed', 'unconfirmed'))
+                ORDER BY o.outbox_id LIMIT 1
+                """
+            )
+            guard let next else { return nil }
+            return try transition(next, from: [.queued], to: .sending, countAttempt: true)
+        }
+    }
+
+    /// The bridge accepted the prompt.
+    @discardableResult
+    public func markOutboxSent(id: Int64) throws -> OutboxItem {
+        try write { try transition(id, from: [.sending], to: .sent) }
+    }
+
+    /// The bridge refused the prompt with `error`.
+    @discardableResult
+    public func markOutboxFailed(id: Int64, error: String) throws -> OutboxItem {
+        try write { try transition(id, from: [.sending], to: .failed, error: error) }
+    }
+
+    /// The prompt's fate is unknown and it cannot be re-sent safely: it waits for the user.
+    @discardableResult
+    public func markOutboxUnconfirmed(id: Int64, reason: String) throws -> OutboxItem {
+        try write { try transition(id, from: [.sending], to: .unconfirmed, error: reason) }
+    }
+
+    /// Puts a prompt back in the queue: the user's retry of a failed or unconfirmed one, or the
+    /// sender's own after losing an answer it may re-send safely.
+    @discardableResult
+    public func requeueOutboxItem(id: Int64) throws -> OutboxItem {
+        try write { try transition(id, from: [.sending, .failed, .unconfirmed], to: .queued) }
+    }
+
+    /// Removes a prompt that is not being sent, and its local echo.
+    public func dropOutboxItem(id: Int64) throws {
+        try write {
+            let item = try requireOutboxItem(id: id)
+            guard item.state != .sending else { throw MirrorStoreError.outboxItemInFlight(id: id) }
+            try database.run("DELETE FROM outbox WHERE outbox_id = ?", [id])
+            if let eventID = item.localEventID, item.state != .sent {
+                try database.run("DELETE FROM events WHERE event_id = ? AND origin = 'local'", [eventID])
+                try database.run(
+                    "UPDATE sessions SET local_event_count = (SELECT count(*) FROM events WHERE session_id = ?1) WHERE session_id = ?1",
+                    [item.sessionID]
+                )
+            }
+        }
+    }
+
+    /// Outbox items, oldest first; only those in `states` when given.
+    public func outboxItems(in states: Set<OutboxState>? = nil) throws -> [OutboxItem] {
+        let items = try database.query("SELECT \(Self.outboxColumns) FROM outbox ORDER BY outbox_id", [], Self.outboxItem)
+        guard let states else { return items }
+        return items.filter { states.contains($0.state) }
+    }
+
+    /// The outbox item with this id.
+    public func outboxItem(id: Int64) throws -> OutboxItem? {
+        try database.queryFirst("SELECT \(Self.outboxColumns) FROM outbox WHERE outbox_id = ?", [id], Self.outboxItem)
+    }
+
+    private func requireOutboxItem(id: Int64) throws -> OutboxItem {
+        guard let item = try outboxItem(id: id) else { throw MirrorStoreError.unknownOutboxItem(id: id) }
+        return item
+    }
+
+    private func transition(
+        _ id: Int64,
+        from allowed: Set<OutboxState>,
+        to state: OutboxState,
+        error: String? = nil,
+        countAttempt: Bool = false
+    ) throws -> OutboxItem {
+        let item = try requireOutboxItem(id: id)
+        guard allowed.contains(item.state) else {
+            throw MirrorStoreError.invalidOutboxTransition(id: id, from: item.state, to: state)
+        }
+        let now = clock.now()
+        try database.run(
+            """
+            UPDATE outbox SET state = ?2, attempts = attempts + ?3, last_error = coalesce(?4, last_error),
+                updated_at = ?5, sent_at = CASE WHEN ?2 = 'sent' THEN ?5 ELSE sent_at END
+            WHERE outbox_id = ?1
+            """,
+            [id, state.rawValue, countAttempt ? 1 : 0, error, now]
+        )
+        return try requireOutboxItem(id: id)
+    }
+
+    static let outboxColumns = """
+        outbox_id, session_id, text, client_message_id, state, attempts, last_error, local_event_id,
+        created_at, updated_at, sent_at
+        """
+
+    static func outboxItem(_ row: Row) -> OutboxItem {
+        OutboxItem(
+            id: row.int64(0),
+            sessionID: row.string(1),
+            text: row.string(2),
+            clientMessageID: row.string(3),
+            state: OutboxState(rawValue: row.string(4)) ?? .failed,
+            attempts: row.int(5),
+            lastError: row.optionalString(6),
+            localEventID: row.optionalInt64(7),
+            createdAt: row.int64(8),
+            updatedAt: row.int64(9),
+            sentAt: row.optionalInt64(10)
+        )
+    }
+}

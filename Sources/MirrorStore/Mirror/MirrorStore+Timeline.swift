@@ -1,0 +1,202 @@
+/// What `appendEvents` did.
+public struct AppendOutcome: Sendable, Equatable {
+    /// Events written.
+    public var inserted: Int
+    /// Events skipped because an event with the same `seq` is already mirrored.
+    public var duplicates: Int
+}
+
+/// What `replaceTimelineTail` did.
+public struct TailReplacement: Sendable, Equatable {
+    /// Server events kept: the common prefix of the mirrored and the fetched timeline.
+    public var kept: Int
+    /// Mirrored server events removed after the prefix.
+    public var removed: Int
+    /// Fetched events written after the prefix.
+    public var inserted: Int
+    /// Provisional events the fetch confirmed.
+    public var confirmed: Int
+
+    /// True when the fetch changed nothing but confirmations.
+    public var isUnchanged: Bool { removed == 0 && inserted == 0 }
+}
+
+extension MirrorStore {
+    /// Appends events to their sessions' timelines and, in the same transaction, advances the
+    /// global history cursor — so the cursor is never ahead of the data it covers.
+    ///
+    /// Events with a `seq` that is already mirrored are skipped, so re-applying a page is harmless.
+    /// Sessions are created as needed. The cursor only moves forward.
+    @discardableResult
+    public func appendEvents(_ events: [NewEvent], advancingHistoryCursorTo cursor: Int64? = nil) throws -> AppendOutcome {
+        try write {
+            let now = clock.now()
+            var nextOrdinals: [String: Int64] = [:]
+            var appendedPerSession: [String: (count: Int64, lastTS: Int64?)] = [:]
+            var outcome = AppendOutcome(inserted: 0, duplicates: 0)
+            for event in events {
+                if nextOrdinals[event.sessionID] == nil {
+                    try touchSession(event.sessionID, now: now)
+                    nextOrdinals[event.sessionID] = try nextOrdinal(in: event.sessionID)
+                }
+                let ordinal = nextOrdinals[event.sessionID] ?? 0
+                guard try insert(event, ordinal: ordinal) else {
+                    outcome.duplicates += 1
+                    continue
+                }
+                nextOrdinals[event.sessionID] = ordinal + 1
+                outcome.inserted += 1
+                let previous = appendedPerSession[event.sessionID]
+                appendedPerSession[event.sessionID] = (
+                    (previous?.count ?? 0) + 1,
+                    [previous?.lastTS, event.timestamp].compactMap { $0 }.max()
+                )
+            }
+            for (sessionID, appended) in appendedPerSession {
+                try database.run(
+                    """
+                    UPDATE sessions SET local_event_count = local_event_count + ?,
+                        last_ts = CASE WHEN ?2 > coalesce(last_ts, -1) THEN ?2 ELSE last_ts END
+                    WHERE session_id = ?3
+                    """,
+                    [appended.count, appended.lastTS, sessionID]
+                )
+            }
+            if let cursor {
+                try advanceHistoryCursor(to: cursor, now: now)
+            }
+            return outcome
+        }
+    }
+
+    /// Makes a fetched timeline the session's server timeline: keeps the server events that match
+    /// the fetched ones from the start (confirming provisional ones), replaces the rest, and
+    /// records the watermark the fetch was made at — all in one transaction.
+    ///
+    /// Local events (our own prompts) are never removed; fetched events after the prefix are
+    /// placed after them.
+    @discardableResult
+    public func replaceTimelineTail(
+        sessionID: String,
+        with fetched: [NewEvent],
+        watermark: SessionWatermark? = nil
+    ) throws -> TailReplacement {
+        try write {
+            let now = clock.now()
+            try touchSession(sessionID, now: now)
+            let mirrored = try database.query(
+                """
+                SELECT event_id, content_hash, provisional FROM events
+                WHERE session_id = ? AND origin = 'server' ORDER BY ordinal
+                """,
+                [sessionID]
+            ) { (id: $0.int64(0), hash: $0.int64(1), provisional: $0.bool(2)) }
+
+            var prefix = 0
+            while prefix < mirrored.count, prefix < fetched.count,
+                  mirrored[prefix].hash == fetched[prefix].contentHash.rawValue {
+                prefix += 1
+            }
+            var result = TailReplacement(kept: prefix, removed: mirrored.count - prefix, inserted: 0, confirmed: 0)
+            for event in mirrored[..<prefix] where event.provisional {
+                try database.run("UPDATE events SET provisional = 0 WHERE event_id = ?", [event.id])
+                result.confirmed += 1
+            }
+            for event in mirrored[prefix...] {
+                try database.run("DELETE FROM events WHERE event_id = ?", [event.id])
+            }
+            var ordinal = try nextOrdinal(in: sessionID)
+            for var event in fetched[prefix...] {
+                event.sessionID = sessionID
+                if try insert(event, ordinal: ordinal) {
+                    ordinal += 1
+                    result.inserted += 1
+                }
+            }
+            try database.run(
+                """
+                UPDATE sessions SET
+                    local_event_count = (SELECT count(*) FROM events WHERE session_id = ?1),
+                    last_ts = coalesce(?2, last_ts),
+                    server_event_count = coalesce(?3, server_event_count)
+                WHERE session_id = ?1
+                """,
+                [sessionID, watermark?.lastTS, watermark?.messageCount]
+            )
+            if let watermark {
+                try setWatermark(watermark, for: sessionID, now: now)
+            }
+            return result
+        }
+    }
+
+    /// Reads a session's timeline in order.
+    public func timeline(sessionID: String, range: TimelineRange = .all) throws -> [TimelineEvent] {
+        try database.query(
+            """
+            SELECT \(Self.eventColumns) FROM events
+            WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?
+            """,
+            [sessionID, range.fromOrdinal, range.limit ?? -1],
+            Self.timelineEvent
+        )
+    }
+
+    /// The event with this id, if mirrored.
+    public func event(id: Int64) throws -> TimelineEvent? {
+        try database.queryFirst("SELECT \(Self.eventColumns) FROM events WHERE event_id = ?", [id], Self.timelineEvent)
+    }
+
+    /// The highest `seq` mirrored (0 when none).
+    public func maxMirroredSeq() throws -> Int64 {
+        try database.scalarInt64("SELECT max(seq) FROM events") ?? 0
+    }
+
+    static let eventColumns =
+        "event_id, session_id, ordinal, seq, ts, kind, text, update_json, content_hash, provisional, origin"
+
+    static func timelineEvent(_ row: Row) -> TimelineEvent {
+        TimelineEvent(
+            eventID: row.int64(0),
+            sessionID: row.string(1),
+            ordinal: row.int64(2),
+            seq: row.optionalInt64(3),
+            timestamp: row.optionalInt64(4),
+            kind: row.string(5),
+            text: row.string(6),
+            updateJSON: row.bytes(7),
+            contentHash: ContentHash(rawValue: row.int64(8)),
+            provisional: row.bool(9),
+            origin: EventOrigin(rawValue: row.string(10)) ?? .server
+        )
+    }
+
+    /// Inserts one event at `ordinal`; false when its `seq` is already mirrored.
+    func insert(_ event: NewEvent, ordinal: Int64) throws -> Bool {
+        let statement = try database.cachedStatement(
+            """
+            INSERT INTO events (session_id, ordinal, seq, ts, kind, text, update_json, content_hash, provisional, origin)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (seq) WHERE seq IS NOT NULL DO NOTHING
+            """
+        )
+        defer { statement.reset() }
+        try statement.bind(.text(event.sessionID), at: 1)
+        try statement.bind(.integer(ordinal), at: 2)
+        try statement.bind(event.seq.databaseValue, at: 3)
+        try statement.bind(event.timestamp.databaseValue, at: 4)
+        try statement.bind(.text(event.kind), at: 5)
+        try statement.bind(.text(event.text), at: 6)
+        try statement.bind(.textBytes(event.updateJSON), at: 7)
+        try statement.bind(.integer(event.contentHash.rawValue), at: 8)
+        try statement.bind(.integer(event.provisional ? 1 : 0), at: 9)
+        try statement.bind(.text(event.origin.rawValue), at: 10)
+        try statement.run()
+        return database.changes > 0
+    }
+
+    /// The ordinal after the session's last event.
+    func nextOrdinal(in sessionID: String) throws -> Int64 {
+        (try database.scalarInt64("SELECT max(ordinal) FROM events WHERE session_id = ?", [sessionID]) ?? -1) + 1
+    }
+}

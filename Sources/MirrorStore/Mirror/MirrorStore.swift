@@ -1,0 +1,114 @@
+import CSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The local mirror: one SQLite file holding sessions, timelines, threads, sync state and the
+/// outbox, with the queries the sync engine and the REPL need.
+///
+/// Opening a mirror read-write creates the file (mode 0600) when missing and applies pending
+/// migrations from `schema/`, each in its own transaction. Every write method is one transaction:
+/// either all of it is in the file or none of it is. Readers in other connections or processes
+/// are never blocked by it (WAL).
+///
+/// A `MirrorStore` is one connection and is not thread-safe: one task or actor owns it.
+public final class MirrorStore {
+    /// `PRAGMA application_id` of every mirror file: "OAMR".
+    public static let applicationID: Int32 = 0x4F41_4D52
+
+    /// The underlying connection.
+    public let database: Database
+    /// The mirror's file.
+    public var path: String { database.path }
+    let clock: MirrorClock
+
+    /// Opens the mirror at `path`.
+    ///
+    /// - Throws: `MirrorStoreError` when the file is not a SQLite database, not a mirror, or from a
+    ///   newer version; `SQLiteError` when SQLite fails (permissions, full disk, a lock held too long).
+    public convenience init(path: String, mode: Database.AccessMode = .readWrite, clock: MirrorClock = .system) throws {
+        try self.init(path: path, mode: mode, clock: clock, migratingTo: Migration.latestVersion)
+    }
+
+    /// Opens the mirror and migrates it to `targetVersion` only (for tests of older versions).
+    init(path: String, mode: Database.AccessMode, clock: MirrorClock, migratingTo targetVersion: Int) throws {
+        if mode == .readWrite {
+            Self.createPrivateFileIfMissing(path)
+        } else if access(path, F_OK) != 0 {
+            throw MirrorStoreError.mirrorNotFound(path: path)
+        }
+        do {
+            database = try Database(path: path, mode: mode)
+        } catch where error.code == SQLITE_NOTADB {
+            throw MirrorStoreError.notADatabase(path: path, underlying: error)
+        }
+        self.clock = clock
+        let version = try checkOwnership()
+        if version < targetVersion {
+            guard mode == .readWrite else {
+                throw MirrorStoreError.schemaTooOld(path: path, found: version, required: targetVersion)
+            }
+            try migrate(to: targetVersion)
+        }
+    }
+
+    /// The schema version recorded in the file.
+    public func schemaVersion() throws -> Int {
+        Int(try database.scalarInt64("PRAGMA user_version") ?? 0)
+    }
+
+    /// Checks that the file is an empty database or a mirror this build can read; returns its version.
+    private func checkOwnership() throws -> Int {
+        let version = try schemaVersion()
+        let applicationID = Int32(truncatingIfNeeded: try database.scalarInt64("PRAGMA application_id") ?? 0)
+        if applicationID != 0 && applicationID != Self.applicationID {
+            throw MirrorStoreError.notAMirror(path: path, reason: "it belongs to another application (application_id \(applicationID))")
+        }
+        if applicationID == 0 {
+            let tables = try database.query(
+                "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 3"
+            ) { $0.string(0) }
+            if version != 0 || !tables.isEmpty {
+                let listed = tables.isEmpty ? "" : " (it has \(tables.joined(separator: ", ")))"
+                throw MirrorStoreError.notAMirror(path: path, reason: "it holds another application's tables\(listed)")
+            }
+        }
+        if version > Migration.latestVersion {
+            throw MirrorStoreError.schemaTooNew(path: path, found: version, supported: Migration.latestVersion)
+        }
+        return version
+    }
+
+    /// Applies the pending migrations up to `targetVersion`, each in its own transaction.
+    private func migrate(to targetVersion: Int) throws {
+        for migration in Migration.all where migration.version <= targetVersion {
+            try database.writeTransaction {
+                // Another process may have migrated while this one waited for the lock.
+                guard try schemaVersion() < migration.version else { return }
+                try database.execute(migration.sql)
+                try database.execute("PRAGMA user_version = \(migration.version)")
+                try database.execute("PRAGMA application_id = \(Self.applicationID)")
+            }
+        }
+    }
+
+    /// Creates an empty file readable by its owner only, so that SQLite (and its -wal and -shm
+    /// files, which copy the mode) never exposes the mirror to other users.
+    private static func createPrivateFileIfMissing(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Runs `body` in one write transaction.
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        try database.writeTransaction(body)
+    }
+
+    /// Runs `body` in one read transaction: all its reads see the same snapshot.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        try database.readTransaction(body)
+    }
+}

@@ -1,0 +1,48 @@
+/// Why a mirror could not be opened or an operation on it was refused.
+///
+/// Failures inside SQLite itself (a full disk, a locked file) are thrown as `SQLiteError`.
+public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file exists but is not a SQLite database.
+    case notADatabase(path: String, underlying: SQLiteError)
+    /// The file is a SQLite database, but not an OpenAgents mirror.
+    case notAMirror(path: String, reason: String)
+    /// The mirror was written by a newer version of this program.
+    case schemaTooNew(path: String, found: Int, supported: Int)
+    /// A read-only open found a mirror that needs migrating first.
+    case schemaTooOld(path: String, found: Int, required: Int)
+    /// A read-only open found no file.
+    case mirrorNotFound(path: String)
+    /// No outbox item has this id.
+    case unknownOutboxItem(id: Int64)
+    /// The outbox item is not in a state that allows the change.
+    case invalidOutboxTransition(id: Int64, from: OutboxState, to: OutboxState)
+    /// The outbox item is being sent and cannot be dropped until its answer arrives.
+    case outboxItemInFlight(id: Int64)
+    /// No session has this id.
+    case unknownSession(id: String)
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let path, let underlying):
+            return "\(path) is not a SQLite database (\(underlying.message)); point --db at a mirror file or a new path"
+        case .notAMirror(let path, let reason):
+            return "\(path) is not an OpenAgents mirror: \(reason); point --db at a mirror file or a new path"
+        case .schemaTooNew(let path, let found, let supported):
+            return "\(path) was written by a newer OpenAgents Mirror (schema version \(found); this build knows "
+                + "versions up to \(supported)): upgrade this program, or use another mirror file"
+        case .schemaTooOld(let path, let found, let required):
+            return "\(path) has schema version \(found) and this build needs \(required): open it read-write once "
+                + "(run oa-sync) to upgrade it"
+        case .mirrorNotFound(let path):
+            return "no mirror at \(path): run oa-sync first, or pass --db"
+        case .unknownOutboxItem(let id):
+            return "no outbox item with id \(id)"
+        case .invalidOutboxTransition(let id, let from, let to):
+            return "outbox item \(id) is \(from.rawValue) and cannot become \(to.rawValue)"
+        case .outboxItemInFlight(let id):
+            return "outbox item \(id) is being sent: wait for its answer, then drop it"
+        case .unknownSession(let id):
+            return "no session with id \(id) in the mirror"
+        }
+    }
+}

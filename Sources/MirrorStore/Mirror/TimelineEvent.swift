@@ -1,0 +1,85 @@
+/// Where a mirrored event came from.
+public enum EventOrigin: String, Sendable, Codable {
+    /// Received from the bridge.
+    case server
+    /// Written by this client (a prompt's echo); never replaced by a timeline refetch.
+    case local
+}
+
+/// An event to add to a session's timeline, as the bridge layer hands it to the store.
+///
+/// The store does not read `updateJSON`: `kind` and `text` are what the caller extracted from it,
+/// and the bytes are kept exactly as given.
+public struct NewEvent: Sendable, Equatable {
+    public var sessionID: String
+    /// The bridge's global sequence number, when it sends one.
+    public var seq: Int64?
+    /// Event time in ms since the epoch, when known.
+    public var timestamp: Int64?
+    /// The update's `sessionUpdate` tag, or `unknown`.
+    public var kind: String
+    /// Plain text for search and display ("" when there is none).
+    public var text: String
+    /// The update object exactly as received.
+    public var updateJSON: [UInt8]
+    public var contentHash: ContentHash
+    /// A live update that the next timeline fetch should confirm or correct.
+    public var provisional: Bool
+    public var origin: EventOrigin
+
+    /// - Parameter contentHash: defaults to the hash of `updateJSON`.
+    public init(
+        sessionID: String,
+        seq: Int64? = nil,
+        timestamp: Int64? = nil,
+        kind: String,
+        text: String,
+        updateJSON: [UInt8],
+        contentHash: ContentHash? = nil,
+        provisional: Bool = false,
+        origin: EventOrigin = .server
+    ) {
+        self.sessionID = sessionID
+        self.seq = seq
+        self.timestamp = timestamp
+        self.kind = kind
+        self.text = text
+        self.updateJSON = updateJSON
+        self.contentHash = contentHash ?? ContentHash(of: updateJSON)
+        self.provisional = provisional
+        self.origin = origin
+    }
+}
+
+/// An event as the mirror holds it.
+public struct TimelineEvent: Sendable, Equatable {
+    /// The mirror's row id; stable while the event exists.
+    public var eventID: Int64
+    public var sessionID: String
+    /// Position in the session's timeline (increasing, not necessarily contiguous).
+    public var ordinal: Int64
+    public var seq: Int64?
+    public var timestamp: Int64?
+    public var kind: String
+    public var text: String
+    public var updateJSON: [UInt8]
+    public var contentHash: ContentHash
+    public var provisional: Bool
+    public var origin: EventOrigin
+}
+
+/// Which part of a timeline to read.
+public struct TimelineRange: Sendable, Equatable {
+    /// The first ordinal to include.
+    public var fromOrdinal: Int64
+    /// At most this many events (nil: all).
+    public var limit: Int?
+
+    public init(fromOrdinal: Int64 = 0, limit: Int? = nil) {
+        self.fromOrdinal = fromOrdinal
+        self.limit = limit
+    }
+
+    /// The whole timeline.
+    public static let all = TimelineRange()
+}

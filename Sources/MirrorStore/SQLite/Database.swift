@@ -1,0 +1,176 @@
+import CSQLite
+
+/// One connection to a SQLite database file.
+///
+/// Opens in WAL mode with `synchronous=NORMAL`, a busy timeout and foreign keys on. Statements
+/// prepared through `cachedStatement(_:)` are kept for the life of the connection. Writes go
+/// through `writeTransaction(_:)` (`BEGIN IMMEDIATE`: one writer at a time, and never a deadlock
+/// when a reader later wants to write); multi-statement reads through `readTransaction(_:)`, which
+/// sees one consistent snapshot while other connections commit.
+///
+/// A `Database` is not thread-safe: one task or actor owns it.
+public final class Database {
+    /// How a connection may use its file.
+    public enum AccessMode: Sendable {
+        /// Read and write; creates the file when missing.
+        case readWrite
+        /// Read only; the file must exist.
+        case readOnly
+    }
+
+    let handle: OpaquePointer
+    /// The file this connection opened.
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+    private var savepointDepth = 0
+
+    /// Opens (and, read-write, creates) the database at `path`.
+    ///
+    /// - Parameter busyTimeout: how long to wait for another connection's lock before failing
+    ///   with `SQLITE_BUSY`.
+    public init(path: String, mode: AccessMode = .readWrite, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let access = mode == .readWrite ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(connection: handle, resultCode: code)
+            sqlite3_close_v2(handle)
+            throw SQLiteError(extendedCode: error.extendedCode, message: "cannot open \(path): \(error.message)")
+        }
+        self.handle = handle
+        self.path = path
+        let (seconds, attoseconds) = busyTimeout.components
+        sqlite3_busy_timeout(handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        // Read the file before changing it: a file that is not a database fails here, untouched.
+        try execute("PRAGMA schema_version")
+        if mode == .readWrite {
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = NORMAL")
+        }
+        try execute("PRAGMA foreign_keys = ON")
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements separated by semicolons, ignoring any rows they return.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) }
+            sqlite3_free(message)
+            throw SQLiteError(
+                extendedCode: sqlite3_extended_errcode(handle),
+                message: text ?? String(cString: sqlite3_errstr(code)),
+                sql: sql
+            )
+        }
+    }
+
+    /// Prepares a statement that the caller owns.
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// A prepared statement for `sql`, kept for reuse: reset and with its bindings cleared.
+    public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(database: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs a statement with `arguments` bound to its parameters.
+    public func run(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(SQLiteError) {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        try statement.run()
+    }
+
+    /// Runs a query and maps each row.
+    public func query<T>(
+        _ sql: String,
+        _ arguments: [any DatabaseValueConvertible] = [],
+        _ map: (Row) throws -> T
+    ) throws -> [T] {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        var results: [T] = []
+        while try statement.step() {
+            results.append(try map(statement.row))
+        }
+        return results
+    }
+
+    /// Runs a query and maps its first row, if any.
+    public func queryFirst<T>(
+        _ sql: String,
+        _ arguments: [any DatabaseValueConvertible] = [],
+        _ map: (Row) throws -> T
+    ) throws -> T? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        return try statement.step() ? map(statement.row) : nil
+    }
+
+    /// The integer in the first column of the first row (nil when there is no row or it is NULL).
+    public func scalarInt64(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws -> Int64? {
+        try queryFirst(sql, arguments) { $0.optionalInt64(0) } ?? nil
+    }
+
+    /// The rowid of the last row inserted by this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// True while a transaction is open on this connection.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`) and commits it; rolls back when it
+    /// throws. Inside another transaction, runs as a savepoint of it.
+    public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(begin: "BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` in a read transaction: every statement inside sees the same snapshot.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(begin: "BEGIN DEFERRED", body)
+    }
+
+    private func transaction<T>(begin: String, _ body: () throws -> T) throws -> T {
+        if isInTransaction {
+            savepointDepth += 1
+            let name = "nested_\(savepointDepth)"
+            defer { savepointDepth -= 1 }
+            try execute("SAVEPOINT \(name)")
+            do {
+                let result = try body()
+                try execute("RELEASE \(name)")
+                return result
+            } catch {
+                try? execute("ROLLBACK TO \(name); RELEASE \(name)")
+                throw error
+            }
+        }
+        try execute(begin)
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+}
