@@ -47,6 +47,9 @@ public final class MirrorStore {
         }
         self.clock = clock
         let version = try checkOwnership()
+        if mode == .readWrite {
+            try database.enableWriteAheadLogging()
+        }
         if version < targetVersion {
             guard mode == .readWrite else {
                 throw MirrorStoreError.schemaTooOld(path: path, found: version, required: targetVersion)

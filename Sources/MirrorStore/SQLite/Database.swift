@@ -2,7 +2,7 @@ import CSQLite
 
 /// One connection to a SQLite database file.
 ///
-/// Opens in WAL mode with `synchronous=NORMAL`, a busy timeout and foreign keys on. Statements
+/// Opens with a busy timeout and foreign keys on; `enableWriteAheadLogging()` adds WAL. Statements
 /// prepared through `cachedStatement(_:)` are kept for the life of the connection. Writes go
 /// through `writeTransaction(_:)` (`BEGIN IMMEDIATE`: one writer at a time, and never a deadlock
 /// when a reader later wants to write); multi-statement reads through `readTransaction(_:)`, which
@@ -42,13 +42,19 @@ public final class Database {
         self.path = path
         let (seconds, attoseconds) = busyTimeout.components
         sqlite3_busy_timeout(handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
-        // Read the file before changing it: a file that is not a database fails here, untouched.
+        // Read the file before anything else: a file that is not a database fails here, untouched.
         try execute("PRAGMA schema_version")
-        if mode == .readWrite {
-            try execute("PRAGMA journal_mode = WAL")
-            try execute("PRAGMA synchronous = NORMAL")
-        }
         try execute("PRAGMA foreign_keys = ON")
+    }
+
+    /// Switches the file to write-ahead logging with `synchronous=NORMAL`: readers are never
+    /// blocked by the writer, and a commit survives a crash of the process (not of the machine).
+    /// This writes the file's header, so callers first check that the file is theirs.
+    public func enableWriteAheadLogging() throws {
+        guard try queryFirst("PRAGMA journal_mode = WAL", [], { $0.string(0) }) == "wal" else {
+            throw SQLiteError(extendedCode: 1, message: "\(path) cannot use write-ahead logging", sql: "PRAGMA journal_mode = WAL")
+        }
+        try execute("PRAGMA synchronous = NORMAL")
     }
 
     deinit {

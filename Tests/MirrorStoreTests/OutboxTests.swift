@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import MirrorStore
+
+@Suite("Outbox")
+struct OutboxTests {
+    let directory: TemporaryDirectory
+    let store: MirrorStore
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        try store.upsertSessions([SessionRecord(sessionID: "a"), SessionRecord(sessionID: "b")])
+    }
+
+    @Test("a queued prompt is durable at once")
+    func durable() throws {
+        let item = try store.enqueuePrompt(sessionID: "a", text: "hello", clientMessageID: "cm-1")
+        #expect(item.state == .queued)
+        #expect(item.attempts == 0)
+        let reopened = try MirrorStore(path: store.path)
+        #expect(try reopened.outboxItems() == [item])
+    }
+
+    @Test("prompts for unknown sessions are refused")
+    func unknownSession() throws {
+        #expect(throws: MirrorStoreError.unknownSession(id: "zzz")) {
+            try store.enqueuePrompt(sessionID: "zzz", text: "x", clientMessageID: "cm")
+        }
+        #expect(try store.outboxItems().isEmpty)
+    }
+
+    @Test("delivery is FIFO per session; a failed prompt holds back its session only")
+    func fifoPerSession() throws {
+        let a1 = try store.enqueuePrompt(sessionID: "a", text: "a1", clientMessageID: "1")
+        let a2 = try store.enqueuePrompt(sessionID: "a", text: "a2", clientMessageID: "2")
+        let b1 = try store.enqueuePrompt(sessionID: "b", text: "b1", clientMessageID: "3")
+
+        #expect(try store.claimNextOutboxItem()?.id == a1.id)
+        #expect(try store.claimNextOutboxItem()?.id == b1.id, "a2 waits while a1 is sending")
+        #expect(try store.claimNextOutboxItem() == nil)
+        try store.markOutboxFailed(id: a1.id, error: "Empty prompt")
+        #expect(try store.claimNextOutboxItem() == nil, "a2 waits while a1 failed")
+        try store.markOutboxSent(id: b1.id)
+
+        let retried = try store.requeueOutboxItem(id: a1.id)
+        #expect(retried.state == .queued)
+        #expect(retried.lastError == "Empty prompt")
+        let again = try #require(try store.claimNextOutboxItem())
+        #expect(again.id == a1.id)
+        #expect(again.attempts == 2)
+        let sent = try store.markOutboxSent(id: a1.id)
+        #expect(sent.sentAt != nil)
+        #expect(try store.claimNextOutboxItem()?.id == a2.id)
+        try store.markOutboxUnconfirmed(id: a2.id, reason: "connection lost before the answer")
+        #expect(try store.outboxItems(in: [.unconfirmed]).map(\.id) == [a2.id])
+    }
+
+    @Test("transitions that make no sense are refused")
+    func invalidTransitions() throws {
+        let item = try store.enqueuePrompt(sessionID: "a", text: "x", clientMessageID: "1")
+        #expect(throws: MirrorStoreError.invalidOutboxTransition(id: item.id, from: .queued, to: .sent)) {
+            try store.markOutboxSent(id: item.id)
+        }
+        #expect(throws: MirrorStoreError.unknownOutboxItem(id: 999)) { try store.requeueOutboxItem(id: 999) }
+        _ = try store.claimNextOutboxItem()
+        #expect(throws: MirrorStoreError.outboxItemInFlight(id: item.id)) { try store.dropOutboxItem(id: item.id) }
+        #expect(try store.outboxItem(id: item.id)?.state == .sending)
+    }
+
+    @Test("a client message id is used once")
+    func uniqueClientMessageID() throws {
+        try store.enqueuePrompt(sessionID: "a", text: "x", clientMessageID: "same")
+        let error = try #require(throws: SQLiteError.self) {
+            try store.enqueuePrompt(sessionID: "b", text: "y", clientMessageID: "same")
+        }
+        #expect(error.isConstraintViolation)
+        #expect(try store.outboxItems().count == 1)
+    }
+
+    @Test("a session made offline takes the bridge's id everywhere")
+    func remapToNewID() throws {
+        try store.createLocalSession(id: "local-1")
+        let echo = NewEvent(sessionID: "local-1", kind: "user_message_chunk", text: "start", updateJSON: Array("{}".utf8))
+        let item = try store.enqueuePrompt(sessionID: "local-1", text: "start", clientMessageID: "c", localEcho: echo)
+        #expect(try store.session(id: "local-1")?.origin == .local)
+
+        try store.remapSession(localID: "local-1", to: "SERVER-1")
+        #expect(try store.session(id: "local-1") == nil)
+        #expect(try store.session(id: "SERVER-1")?.origin == .server)
+        #expect(try store.outboxItem(id: item.id)?.sessionID == "SERVER-1")
+        #expect(try store.timeline(sessionID: "SERVER-1").map(\.text) == ["start"])
+    }
+
+    @Test("a session made offline merges into the bridge's when its updates came first")
+    func remapIntoExisting() throws {
+        try store.createLocalSession(id: "local-2")
+        let echo = NewEvent(sessionID: "local-2", kind: "user_message_chunk", text: "go", updateJSON: Array("{}".utf8))
+        let item = try store.enqueuePrompt(sessionID: "local-2", text: "go", clientMessageID: "c", localEcho: echo)
+        try store.appendEvents([messageEvent("SERVER-2", seq: 1, text: "mode set")])
+
+        try store.remapSession(localID: "local-2", to: "SERVER-2")
+        #expect(try store.session(id: "local-2") == nil)
+        #expect(try store.timeline(sessionID: "SERVER-2").map(\.text) == ["mode set", "go"])
+        #expect(try store.session(id: "SERVER-2")?.localEventCount == 2)
+        #expect(try store.outboxItem(id: item.id)?.sessionID == "SERVER-2")
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import MirrorStore
+
+@Suite("Schema and migrations")
+struct SchemaTests {
+    @Test("the binary embeds exactly the files of schema/")
+    func embeddedMigrationsAreTheSchemaFiles() throws {
+        let files = try FileManager.default.contentsOfDirectory(at: Repository.schemaDirectory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "sql" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        #expect(files.count >= 3)
+        #expect(Migration.all.map(\.name) == files.map(\.lastPathComponent))
+        for (migration, file) in zip(Migration.all, files) {
+            #expect(migration.sql == (try String(contentsOf: file, encoding: .utf8)), "\(file.lastPathComponent) differs")
+        }
+        #expect(Migration.all.map(\.version) == Array(1...Migration.all.count))
+    }
+
+    @Test("a new mirror's schema is what the sqlite3 shell makes of schema/")
+    func schemaMatchesShell() throws {
+        let directory = try TemporaryDirectory()
+        let store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        #expect(try store.schemaVersion() == Migration.latestVersion)
+
+        let shellPath = directory.path("shell.sqlite")
+        let script = Migration.all.map(\.sql).joined(separator: "\n")
+        try runShell(database: shellPath, input: script)
+        let shell = try Database(path: shellPath, mode: .readOnly)
+        #expect(try schemaObjects(store.database) == schemaObjects(shell))
+        #expect(try schemaObjects(store.database).contains { $0.hasPrefix("table|events_fts|") })
+    }
+
+    @Test("every earlier version migrates to the latest and keeps its data")
+    func migratesFromEveryEarlierVersion() throws {
+        for start in 0..<Migration.latestVersion {
+            let directory = try TemporaryDirectory()
+            let path = directory.path("mirror.sqlite")
+            do {
+                let old = try MirrorStore(path: path, mode: .readWrite, clock: .system, migratingTo: start)
+                #expect(try old.schemaVersion() == start)
+                if start >= 1 {
+                    try old.appendEvents([messageEvent("s1", seq: 1, text: "written before the upgrade")])
+                }
+            }
+            let store = try MirrorStore(path: path)
+            #expect(try store.schemaVersion() == Migration.latestVersion)
+            let fresh = try MirrorStore(path: directory.path("fresh.sqlite"))
+            #expect(try schemaObjects(store.database) == schemaObjects(fresh.database), "from version \(start)")
+            if start >= 1 {
+                #expect(try store.timeline(sessionID: "s1").map(\.text) == ["written before the upgrade"])
+                #expect(try store.search("upgrade").count == 1, "events from version \(start) are searchable")
+            }
+        }
+    }
+
+    @Test("reopening keeps everything")
+    func reopen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        do {
+            let store = try MirrorStore(path: path)
+            try store.appendEvents([messageEvent("s1", seq: 1, text: "one"), messageEvent("s1", seq: 2, text: "two")],
+                                   advancingHistoryCursorTo: 2)
+            try store.setStatus([SyncStatusKey.connectionState: "live"])
+        }
+        let store = try MirrorStore(path: path)
+        #expect(try store.timeline(sessionID: "s1").map(\.text) == ["one", "two"])
+        #expect(try store.historyCursor() == 2)
+        #expect(try store.status()[SyncStatusKey.connectionState]?.value == "live")
+    }
+
+    @Test("a mirror from a newer version is refused, untouched")
+    func newerSchemaIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        do {
+            let store = try MirrorStore(path: path)
+            try store.database.execute("PRAGMA user_version = \(Migration.latestVersion + 1)")
+        }
+        let error = try #require(throws: MirrorStoreError.self) { try MirrorStore(path: path) }
+        #expect(error == .schemaTooNew(path: path, found: Migration.latestVersion + 1, supported: Migration.latestVersion))
+        #expect(error.description.contains("newer"))
+        let database = try Database(path: path, mode: .readOnly)
+        #expect(try database.scalarInt64("PRAGMA user_version") == Int64(Migration.latestVersion + 1))
+    }
+
+    @Test("a file that is not a SQLite database is refused, untouched")
+    func notADatabase() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("notes.txt")
+        let garbage = Data(String(repeating: "these are not the bytes of a database\n", count: 200).utf8)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: MirrorStoreError.self) { try MirrorStore(path: path) }
+        guard case .notADatabase(let reportedPath, let underlying) = error else {
+            Issue.record("expected notADatabase, got \(error)")
+            return
+        }
+        #expect(reportedPath == path)
+        #expect(underlying.code == 26)
+        #expect(error.description.contains("is not a SQLite database"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+    }
+
+    @Test("another application's SQLite database is refused, untouched")
+    func foreignDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("tinyvex.sqlite")
+        try FileManager.default.copyItem(
+            at: Repository.sharedFixtures.appending(path: "tinyvex-sample.sqlite"),
+            to: URL(fileURLWithPath: path)
+        )
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = try #require(throws: MirrorStoreError.self) { try MirrorStore(path: path) }
+        #expect(error.description.contains("not an OpenAgents mirror"))
+        #expect(error.description.contains("acp_events"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test("read-only opens neither create nor migrate")
+    func readOnly() throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.path("missing.sqlite")
+        #expect(throws: MirrorStoreError.mirrorNotFound(path: missing)) { try MirrorStore(path: missing, mode: .readOnly) }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+
+        let old = directory.path("old.sqlite")
+        _ = try MirrorStore(path: old, mode: .readWrite, clock: .system, migratingTo: 1)
+        #expect(throws: MirrorStoreError.schemaTooOld(path: old, found: 1, required: Migration.latestVersion)) {
+            try MirrorStore(path: old, mode: .readOnly)
+        }
+    }
+
+    @Test("a new mirror file is private to its owner and in WAL mode")
+    func fileModeAndJournal() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        let store = try MirrorStore(path: path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(try store.database.queryFirst("PRAGMA journal_mode") { $0.string(0) } == "wal")
+        #expect(try store.database.scalarInt64("PRAGMA foreign_keys") == 1)
+        #expect(try store.database.scalarInt64("PRAGMA synchronous") == 1)
+        #expect(try store.database.scalarInt64("PRAGMA application_id") == Int64(MirrorStore.applicationID))
+    }
+
+    /// `type|name|sql` of every schema object, sorted.
+    private func schemaObjects(_ database: Database) throws -> [String] {
+        try database.query("SELECT type, name, coalesce(sql, '') FROM sqlite_master ORDER BY type, name") {
+            "\($0.string(0))|\($0.string(1))|\($0.string(2))"
+        }
+    }
+}
+
+/// Runs the sqlite3 command-line shell on `database` with `input` on its standard input.
+func runShell(database: String, input: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["sqlite3", "-bail", database]
+    let stdin = Pipe()
+    process.standardInput = stdin
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "sqlite3 failed")
+}

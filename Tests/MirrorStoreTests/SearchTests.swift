@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import MirrorStore
+
+@Suite("Full-text search")
+struct SearchTests {
+    let directory: TemporaryDirectory
+    let store: MirrorStore
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+    }
+
+    @Test("inserts are found, newest first, with snippets")
+    func inserts() throws {
+        try store.appendEvents([
+            messageEvent("a", seq: 1, text: "The parser drops the last token"),
+            messageEvent("b", seq: 2, text: "Fixed the parser; tests pass"),
+            messageEvent("b", seq: 3, text: "unrelated"),
+        ])
+        let hits = try store.search("parser")
+        #expect(hits.map(\.sessionID) == ["b", "a"])
+        #expect(hits[0].snippet == "Fixed the [parser]; tests pass")
+        #expect(hits[1].ordinal == 0)
+        #expect(try store.search("PARSER token").map(\.sessionID) == ["a"])
+        #expect(try store.search("pars*").count == 2)
+        #expect(try store.search("nothing-like-this").isEmpty)
+        try expectIndexIntact()
+    }
+
+    @Test("replacements and deletes leave no stale hits")
+    func replacementsAndDeletes() throws {
+        try store.replaceTimelineTail(sessionID: "s", with: ["alpha", "bravo"].map { messageEvent("s", text: $0) })
+        #expect(try store.search("bravo").count == 1)
+        try store.replaceTimelineTail(sessionID: "s", with: ["alpha", "charlie"].map { messageEvent("s", text: $0) })
+        #expect(try store.search("bravo").isEmpty)
+        #expect(try store.search("charlie").count == 1)
+
+        let item = try store.enqueuePrompt(sessionID: "s", text: "delta", clientMessageID: "c1",
+                                           localEcho: NewEvent(sessionID: "s", kind: "user_message_chunk", text: "delta",
+                                                               updateJSON: Array("{}".utf8)))
+        #expect(try store.search("delta").count == 1)
+        try store.dropOutboxItem(id: item.id)
+        #expect(try store.search("delta").isEmpty)
+
+        try store.database.run("UPDATE events SET text = 'echo' WHERE text = 'alpha'")
+        #expect(try store.search("alpha").isEmpty)
+        #expect(try store.search("echo").count == 1)
+        try store.database.run("DELETE FROM sessions WHERE session_id = 's'")
+        #expect(try store.search("echo charlie").isEmpty)
+        #expect(try store.search("echo").isEmpty)
+        try expectIndexIntact()
+    }
+
+    @Test("search text is words, never FTS syntax")
+    func plainWords() throws {
+        try store.appendEvents([messageEvent("s", seq: 1, text: #"say "hi" AND NOT bye (really)"#)])
+        for query in [#"""#, "AND", "NOT bye", "(really", "hi\"", "*", "NEAR(", "a:b"] {
+            _ = try store.search(query)
+        }
+        #expect(try store.search("NOT bye").count == 1)
+        #expect(try store.search(#""hi""#).count == 1)
+        #expect(try store.search("   ").isEmpty)
+    }
+
+    private func expectIndexIntact() throws {
+        try store.database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)")
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// A fresh directory under the system's temporary directory, removed when the value is released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appending(path: "oa-mirror-tests-\(UUID().uuidString)", directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The path of `name` inside the directory.
+    func path(_ name: String) -> String {
+        url.appending(path: name).path
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import MirrorStore
+
+@Suite("Timelines")
+struct TimelineTests {
+    let directory: TemporaryDirectory
+    let store: MirrorStore
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+    }
+
+    @Test("a page and the cursor commit together, in order, per session")
+    func appendAdvancesCursor() throws {
+        let page = [
+            messageEvent("a", seq: 1, text: "a1"), messageEvent("b", seq: 2, text: "b1"),
+            messageEvent("a", seq: 3, text: "a2"),
+        ]
+        let outcome = try store.appendEvents(page, advancingHistoryCursorTo: 3)
+        #expect(outcome == AppendOutcome(inserted: 3, duplicates: 0))
+        #expect(try store.historyCursor() == 3)
+        #expect(try store.timeline(sessionID: "a").map(\.text) == ["a1", "a2"])
+        #expect(try store.timeline(sessionID: "a").map(\.ordinal) == [0, 1])
+        #expect(try store.timeline(sessionID: "b").map(\.seq) == [2])
+        #expect(try store.session(id: "a")?.localEventCount == 2)
+        #expect(try store.session(id: "a")?.lastTS == 1_731_000_000_003)
+    }
+
+    @Test("re-applying the same page changes nothing")
+    func reapplyIsIdempotent() throws {
+        let page = (1...50).map { messageEvent("s\($0 % 3)", seq: Int64($0), text: "event \($0)") }
+        try store.appendEvents(page, advancingHistoryCursorTo: 50)
+        let before = try store.read { try (1...2).flatMap { try store.timeline(sessionID: "s\($0)") } }
+        let again = try store.appendEvents(page, advancingHistoryCursorTo: 50)
+        #expect(again == AppendOutcome(inserted: 0, duplicates: 50))
+        let after = try store.read { try (1...2).flatMap { try store.timeline(sessionID: "s\($0)") } }
+        #expect(after == before)
+        #expect(try store.counts().events == 50)
+        #expect(try store.session(id: "s1")?.localEventCount == 17)
+    }
+
+    @Test("an overlapping page adds only what is new, and the cursor never moves back")
+    func overlappingPage() throws {
+        try store.appendEvents((1...10).map { messageEvent("s", seq: Int64($0), text: "e\($0)") }, advancingHistoryCursorTo: 10)
+        let outcome = try store.appendEvents((6...15).map { messageEvent("s", seq: Int64($0), text: "e\($0)") },
+                                             advancingHistoryCursorTo: 15)
+        #expect(outcome == AppendOutcome(inserted: 5, duplicates: 5))
+        #expect(try store.timeline(sessionID: "s").map(\.seq) == (1...15).map { Int64($0) })
+        try store.appendEvents([], advancingHistoryCursorTo: 3)
+        #expect(try store.historyCursor() == 15)
+    }
+
+    @Test("malformed JSON and unknown kinds are stored byte for byte")
+    func storedVerbatim() throws {
+        let malformed: [UInt8] = Array(#"{"sessionUpdate":"agent_message_chunk","content":{"#.utf8) + [0xFF, 0xFE, 0x00, 0x7B]
+        let unknown = Array(#"{ "sessionUpdate" : "usage_update",  "tokens":{"input":1200}}"#.utf8)
+        let empty: [UInt8] = []
+        try store.appendEvents([
+            NewEvent(sessionID: "s", seq: 1, kind: "unknown", text: "", updateJSON: malformed),
+            NewEvent(sessionID: "s", seq: 2, kind: "usage_update", text: "", updateJSON: unknown),
+            NewEvent(sessionID: "s", seq: 3, kind: "unknown", text: "", updateJSON: empty),
+        ])
+        let events = try store.timeline(sessionID: "s")
+        #expect(events.map(\.updateJSON) == [malformed, unknown, empty])
+        #expect(events.map(\.kind) == ["unknown", "usage_update", "unknown"])
+        #expect(events[0].contentHash == ContentHash(of: malformed))
+    }
+
+    @Test("timelines read in ranges")
+    func ranges() throws {
+        try store.appendEvents((1...20).map { messageEvent("s", seq: Int64($0), text: "e\($0)") })
+        #expect(try store.timeline(sessionID: "s", range: TimelineRange(fromOrdinal: 5, limit: 3)).map(\.text) == ["e6", "e7", "e8"])
+        #expect(try store.timeline(sessionID: "s", range: TimelineRange(fromOrdinal: 18)).map(\.text) == ["e19", "e20"])
+        #expect(try store.timeline(sessionID: "unknown").isEmpty)
+    }
+
+    @Test("a refetched timeline keeps the common prefix and replaces the tail")
+    func tailReplacement() throws {
+        let original = ["hello", "wor", "ld", "bye"].map { messageEvent("s", text: $0) }
+        var outcome = try store.replaceTimelineTail(sessionID: "s", with: original,
+                                                    watermark: SessionWatermark(lastTS: 100, messageCount: 4))
+        #expect(outcome == TailReplacement(kept: 0, removed: 0, inserted: 4, confirmed: 0))
+        let before = try store.timeline(sessionID: "s")
+
+        let refetched = ["hello", "wor", "LD", "bye", "later"].map { messageEvent("s", text: $0) }
+        outcome = try store.replaceTimelineTail(sessionID: "s", with: refetched,
+                                                watermark: SessionWatermark(lastTS: 200, messageCount: 5))
+        #expect(outcome == TailReplacement(kept: 2, removed: 2, inserted: 3, confirmed: 0))
+        let after = try store.timeline(sessionID: "s")
+        #expect(after.map(\.text) == ["hello", "wor", "LD", "bye", "later"])
+        #expect(Array(after.prefix(2)) == Array(before.prefix(2)), "the prefix keeps its rows")
+        #expect(try store.watermark(for: "s") == SessionWatermark(lastTS: 200, messageCount: 5))
+        #expect(try store.session(id: "s")?.serverEventCount == 5)
+        #expect(try store.session(id: "s")?.localEventCount == 5)
+
+        let same = try store.replaceTimelineTail(sessionID: "s", with: refetched)
+        #expect(same.isUnchanged)
+        #expect(try store.timeline(sessionID: "s") == after)
+
+        outcome = try store.replaceTimelineTail(sessionID: "s", with: Array(refetched.prefix(1)))
+        #expect(outcome == TailReplacement(kept: 1, removed: 4, inserted: 0, confirmed: 0))
+        #expect(try store.timeline(sessionID: "s").map(\.text) == ["hello"])
+    }
+
+    @Test("a refetch confirms provisional live events and keeps local ones")
+    func provisionalAndLocal() throws {
+        try store.replaceTimelineTail(sessionID: "s", with: [messageEvent("s", text: "first")])
+        try store.appendEvents([messageEvent("s", text: "live", provisional: true)])
+        try store.enqueuePrompt(sessionID: "s", text: "my prompt", clientMessageID: "cm-1",
+                                localEcho: NewEvent(sessionID: "s", kind: "user_message_chunk", text: "my prompt",
+                                                    updateJSON: Array(#"{"prompt":"my prompt"}"#.utf8)))
+        try store.appendEvents([messageEvent("s", text: "wrong guess", provisional: true)])
+
+        let outcome = try store.replaceTimelineTail(
+            sessionID: "s",
+            with: ["first", "live", "reply"].map { messageEvent("s", text: $0) }
+        )
+        #expect(outcome == TailReplacement(kept: 2, removed: 1, inserted: 1, confirmed: 1))
+        let events = try store.timeline(sessionID: "s")
+        #expect(events.map(\.text) == ["first", "live", "my prompt", "reply"])
+        #expect(events.map(\.origin) == [.server, .server, .local, .server])
+        #expect(events.allSatisfy { !$0.provisional })
+    }
+}
