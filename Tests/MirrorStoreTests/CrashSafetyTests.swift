@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import MirrorStore
+
+@Suite("Crash safety and concurrent readers")
+struct CrashSafetyTests {
+    @Test("a writer killed at random points leaves events and cursor both written or neither", arguments: [1, 2, 3])
+    func killedWriter(round: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        var expectedMinimum: Int64 = 0
+        for kill in 0..<4 {
+            let probe = try Probe(database: path, pageSize: 257 * round, sessions: 7)
+            let committed = try probe.waitForCommits(Int.random(in: 1...6))
+            probe.killHard()
+            #expect(committed >= expectedMinimum, "kill \(kill): the probe resumed from the cursor")
+            expectedMinimum = committed
+            try expectConsistent(path, atLeast: committed)
+        }
+    }
+
+    @Test("a reader sees one consistent snapshot while another process commits")
+    func readerDuringWrites() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        _ = try MirrorStore(path: path)
+        let probe = try Probe(database: path, pageSize: 500, sessions: 5)
+        defer { probe.killHard() }
+        _ = try probe.waitForCommits(1)
+        let reader = try MirrorStore(path: path, mode: .readOnly)
+        var snapshots: Set<Int64> = []
+        for _ in 0..<200 {
+            let (cursor, count, maxSeq) = try reader.read {
+                (try reader.historyCursor(), Int64(try reader.counts().events), try reader.maxMirroredSeq())
+            }
+            #expect(cursor == count)
+            #expect(cursor == maxSeq)
+            snapshots.insert(cursor)
+            if snapshots.count >= 3 { break }
+            _ = try probe.waitForCommits(1)
+        }
+        #expect(snapshots.count >= 3, "the reader saw the writer's commits")
+    }
+
+    @Test("a reader is not blocked by an open write transaction and does not see it")
+    func readerNotBlocked() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        let writer = try MirrorStore(path: path)
+        try writer.appendEvents([messageEvent("s", seq: 1, text: "committed")], advancingHistoryCursorTo: 1)
+        let reader = try MirrorStore(path: path, mode: .readOnly)
+        try writer.write {
+            try writer.appendEvents([messageEvent("s", seq: 2, text: "pending")], advancingHistoryCursorTo: 2)
+            #expect(try reader.timeline(sessionID: "s").map(\.text) == ["committed"])
+            #expect(try reader.historyCursor() == 1)
+        }
+        #expect(try reader.timeline(sessionID: "s").map(\.text) == ["committed", "pending"])
+    }
+
+    @Test("a full disk fails the write with a clear error and leaves the mirror as it was")
+    func fullDisk() throws {
+        let directory = try TemporaryDirectory()
+        let store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        try store.appendEvents([messageEvent("s", seq: 1, text: "before")], advancingHistoryCursorTo: 1)
+        let pages = try #require(try store.database.scalarInt64("PRAGMA page_count"))
+        try store.database.execute("PRAGMA max_page_count = \(pages + 2)")
+        let big = (2...2000).map { messageEvent("s", seq: Int64($0), text: String(repeating: "payload \($0) ", count: 20)) }
+        let error = try #require(throws: SQLiteError.self) { try store.appendEvents(big, advancingHistoryCursorTo: 2000) }
+        #expect(error.isDiskFull)
+        #expect(error.description.contains("full"))
+        #expect(try store.historyCursor() == 1)
+        #expect(try store.timeline(sessionID: "s").map(\.text) == ["before"])
+        #expect(!store.database.isInTransaction)
+    }
+
+    /// Checks the invariant of a mirror the probe wrote: seqs 1…cursor, each once, and a sound index.
+    private func expectConsistent(_ path: String, atLeast committed: Int64) throws {
+        let store = try MirrorStore(path: path)
+        let cursor = try store.historyCursor()
+        #expect(cursor >= committed)
+        let seqs = try store.database.query("SELECT seq FROM events ORDER BY seq") { $0.int64(0) }
+        #expect(seqs == (cursor == 0 ? [] : Array(1...cursor)))
+        let counted = try store.database.scalarInt64("SELECT sum(local_event_count) FROM sessions") ?? 0
+        #expect(counted == cursor)
+        try store.database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)")
+        #expect(try store.database.queryFirst("PRAGMA integrity_check") { $0.string(0) } == "ok")
+    }
+}
+
+/// The `oa-store-probe` helper, appending pages to a mirror until it is killed.
+final class Probe {
+    private let process = Process()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    init(database: String, pageSize: Int, sessions: Int) throws {
+        process.executableURL = BuildProducts.executable("oa-store-probe")
+        process.arguments = ["append", database, String(pageSize), String(sessions)]
+        process.standardOutput = output
+        try process.run()
+    }
+
+    deinit {
+        killHard()
+    }
+
+    /// Reads `count` more `committed SEQ` lines; returns the last SEQ.
+    func waitForCommits(_ count: Int) throws -> Int64 {
+        var last: Int64 = 0
+        for _ in 0..<count {
+            let line = try readLine()
+            guard line.hasPrefix("committed "), let seq = Int64(line.dropFirst("committed ".count)) else {
+                throw ProbeError.unexpectedOutput(line)
+            }
+            last = seq
+        }
+        return last
+    }
+
+    /// SIGKILL: no chance to finish the transaction under way.
+    func killHard() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    private func readLine() throws -> String {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return line
+            }
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw ProbeError.exited(process.terminationReason == .exit ? "exit" : "signal") }
+            buffer.append(chunk)
+        }
+    }
+
+    enum ProbeError: Error {
+        case unexpectedOutput(String)
+        case exited(String)
+    }
+}
