@@ -24,12 +24,14 @@ CREATE INDEX sessions_by_recency ON sessions (last_ts DESC, session_id);
 
 -- One row per timeline event, in the session's order (ordinal). update_json holds the update
 -- object exactly as received, byte for byte; kind and text are what the bridge layer read from it.
+-- Clustered by (session_id, ordinal), so that a timeline is read from neighbouring pages.
 CREATE TABLE events (
-    event_id            INTEGER PRIMARY KEY,
     session_id          TEXT NOT NULL
                         REFERENCES sessions (session_id) ON UPDATE CASCADE ON DELETE CASCADE,
     -- Position within the session, increasing; never reused while the event exists.
     ordinal             INTEGER NOT NULL,
+    -- The mirror's id of the event, unique across sessions (the full-text index's rowid).
+    event_id            INTEGER NOT NULL UNIQUE,
     -- The bridge's global sequence number, when it sends one (history-cursor bridges).
     seq                 INTEGER,
     -- Event time in ms, when known.
@@ -45,8 +47,8 @@ CREATE TABLE events (
     provisional         INTEGER NOT NULL DEFAULT 0 CHECK (provisional IN (0, 1)),
     -- 'server': came from the bridge; 'local': written here (our own prompts).
     origin              TEXT NOT NULL DEFAULT 'server' CHECK (origin IN ('server', 'local')),
-    UNIQUE (session_id, ordinal)
-);
+    PRIMARY KEY (session_id, ordinal)
+) WITHOUT ROWID;
 
 CREATE UNIQUE INDEX events_by_seq ON events (seq) WHERE seq IS NOT NULL;
 

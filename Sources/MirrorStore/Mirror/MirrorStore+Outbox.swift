@@ -19,8 +19,9 @@ extension MirrorStore {
             if var echo = localEcho {
                 echo.sessionID = sessionID
                 echo.origin = .local
-                _ = try insert(echo, ordinal: try nextOrdinal(in: sessionID))
-                localEventID = database.lastInsertRowID
+                let eventID = try nextEventID()
+                try insert([PlacedEvent(event: echo, ordinal: try nextOrdinal(in: sessionID), eventID: eventID)])
+                localEventID = eventID
                 try database.run(
                     """
                     UPDATE sessions SET local_event_count = local_event_count + 1,

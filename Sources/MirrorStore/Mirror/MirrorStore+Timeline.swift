@@ -21,6 +21,13 @@ public struct TailReplacement: Sendable, Equatable {
     public var isUnchanged: Bool { removed == 0 && inserted == 0 }
 }
 
+/// An event with its place in the mirror decided.
+struct PlacedEvent {
+    var event: NewEvent
+    var ordinal: Int64
+    var eventID: Int64
+}
+
 extension MirrorStore {
     /// Appends events to their sessions' timelines and, in the same transaction, advances the
     /// global history cursor — so the cursor is never ahead of the data it covers.
@@ -31,27 +38,30 @@ extension MirrorStore {
     public func appendEvents(_ events: [NewEvent], advancingHistoryCursorTo cursor: Int64? = nil) throws -> AppendOutcome {
         try write {
             let now = clock.now()
+            let fresh = try eventsNotYetMirrored(events)
+            var eventID = try nextEventID()
             var nextOrdinals: [String: Int64] = [:]
             var appendedPerSession: [String: (count: Int64, lastTS: Int64?)] = [:]
-            var outcome = AppendOutcome(inserted: 0, duplicates: 0)
-            for event in events {
-                if nextOrdinals[event.sessionID] == nil {
+            var placed: [PlacedEvent] = []
+            placed.reserveCapacity(fresh.count)
+            for event in fresh {
+                let ordinal: Int64
+                if let next = nextOrdinals[event.sessionID] {
+                    ordinal = next
+                } else {
                     try touchSession(event.sessionID, now: now)
-                    nextOrdinals[event.sessionID] = try nextOrdinal(in: event.sessionID)
+                    ordinal = try nextOrdinal(in: event.sessionID)
                 }
-                let ordinal = nextOrdinals[event.sessionID] ?? 0
-                guard try insert(event, ordinal: ordinal) else {
-                    outcome.duplicates += 1
-                    continue
-                }
+                placed.append(PlacedEvent(event: event, ordinal: ordinal, eventID: eventID))
+                eventID += 1
                 nextOrdinals[event.sessionID] = ordinal + 1
-                outcome.inserted += 1
                 let previous = appendedPerSession[event.sessionID]
                 appendedPerSession[event.sessionID] = (
                     (previous?.count ?? 0) + 1,
                     [previous?.lastTS, event.timestamp].compactMap { $0 }.max()
                 )
             }
+            try insert(placed)
             for (sessionID, appended) in appendedPerSession {
                 try database.run(
                     """
@@ -65,7 +75,18 @@ extension MirrorStore {
             if let cursor {
                 try advanceHistoryCursor(to: cursor, now: now)
             }
-            return outcome
+            return AppendOutcome(inserted: fresh.count, duplicates: events.count - fresh.count)
+        }
+    }
+
+    /// `events` without those whose `seq` is already mirrored or repeated earlier in `events`.
+    private func eventsNotYetMirrored(_ events: [NewEvent]) throws -> [NewEvent] {
+        let seqs = events.compactMap(\.seq)
+        guard let low = seqs.min(), let high = seqs.max() else { return events }
+        var seen = Set(try database.query("SELECT seq FROM events WHERE seq BETWEEN ? AND ?", [low, high]) { $0.int64(0) })
+        return events.filter { event in
+            guard let seq = event.seq else { return true }
+            return seen.insert(seq).inserted
         }
     }
 
@@ -105,14 +126,15 @@ extension MirrorStore {
             for event in mirrored[prefix...] {
                 try database.run("DELETE FROM events WHERE event_id = ?", [event.id])
             }
-            var ordinal = try nextOrdinal(in: sessionID)
-            for var event in fetched[prefix...] {
+            let firstOrdinal = try nextOrdinal(in: sessionID)
+            let firstEventID = try nextEventID()
+            let tail = try eventsNotYetMirrored(Array(fetched[prefix...]))
+            try insert(tail.enumerated().map { offset, event in
+                var event = event
                 event.sessionID = sessionID
-                if try insert(event, ordinal: ordinal) {
-                    ordinal += 1
-                    result.inserted += 1
-                }
-            }
+                return PlacedEvent(event: event, ordinal: firstOrdinal + Int64(offset), eventID: firstEventID + Int64(offset))
+            })
+            result.inserted = tail.count
             try database.run(
                 """
                 UPDATE sessions SET
@@ -171,28 +193,49 @@ extension MirrorStore {
         )
     }
 
-    /// Inserts one event at `ordinal`; false when its `seq` is already mirrored.
-    func insert(_ event: NewEvent, ordinal: Int64) throws -> Bool {
-        let statement = try database.cachedStatement(
+    /// Inserts placed events, many rows per statement.
+    func insert(_ rows: [PlacedEvent]) throws {
+        var remaining = rows[...]
+        while !remaining.isEmpty {
+            let chunk = remaining.prefix(remaining.count >= Self.rowsPerInsert ? Self.rowsPerInsert : 1)
+            remaining = remaining.dropFirst(chunk.count)
+            let statement = try database.cachedStatement(Self.insertSQL(rows: chunk.count))
+            defer { statement.reset() }
+            var index: Int32 = 1
+            for row in chunk {
+                let event = row.event
+                try statement.bind(.text(event.sessionID), at: index)
+                try statement.bind(.integer(row.ordinal), at: index + 1)
+                try statement.bind(.integer(row.eventID), at: index + 2)
+                try statement.bind(event.seq.databaseValue, at: index + 3)
+                try statement.bind(event.timestamp.databaseValue, at: index + 4)
+                try statement.bind(.text(event.kind), at: index + 5)
+                try statement.bind(.text(event.text), at: index + 6)
+                try statement.bind(.textBytes(event.updateJSON), at: index + 7)
+                try statement.bind(.integer(event.contentHash.rawValue), at: index + 8)
+                try statement.bind(.integer(event.provisional ? 1 : 0), at: index + 9)
+                try statement.bind(.text(event.origin.rawValue), at: index + 10)
+                index += 11
+            }
+            try statement.run()
+        }
+    }
+
+    /// Rows per multi-row INSERT: fewer statements per page, far below SQLite's parameter limit.
+    static let rowsPerInsert = 64
+
+    static func insertSQL(rows: Int) -> String {
+        let tuple = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        return """
+            INSERT INTO events (session_id, ordinal, event_id, seq, ts, kind, text, update_json, content_hash,
+                                provisional, origin)
+            VALUES \(Array(repeating: tuple, count: rows).joined(separator: ", "))
             """
-            INSERT INTO events (session_id, ordinal, seq, ts, kind, text, update_json, content_hash, provisional, origin)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (seq) WHERE seq IS NOT NULL DO NOTHING
-            """
-        )
-        defer { statement.reset() }
-        try statement.bind(.text(event.sessionID), at: 1)
-        try statement.bind(.integer(ordinal), at: 2)
-        try statement.bind(event.seq.databaseValue, at: 3)
-        try statement.bind(event.timestamp.databaseValue, at: 4)
-        try statement.bind(.text(event.kind), at: 5)
-        try statement.bind(.text(event.text), at: 6)
-        try statement.bind(.textBytes(event.updateJSON), at: 7)
-        try statement.bind(.integer(event.contentHash.rawValue), at: 8)
-        try statement.bind(.integer(event.provisional ? 1 : 0), at: 9)
-        try statement.bind(.text(event.origin.rawValue), at: 10)
-        try statement.run()
-        return database.changes > 0
+    }
+
+    /// The id after the highest event id in the mirror.
+    func nextEventID() throws -> Int64 {
+        (try database.scalarInt64("SELECT max(event_id) FROM events") ?? 0) + 1
     }
 
     /// The ordinal after the session's last event.
