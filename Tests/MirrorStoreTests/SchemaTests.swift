@@ -107,7 +107,7 @@ struct SchemaTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("tinyvex.sqlite")
         try FileManager.default.copyItem(
-            at: Repository.sharedFixtures.appending(path: "tinyvex-sample.sqlite"),
+            at: Repository.stockFixtures.appending(path: "tinyvex-sample.sqlite"),
             to: URL(fileURLWithPath: path)
         )
         let before = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -101,6 +101,9 @@ struct StoreBenchmark: ParsableCommand {
 
         let busiest = try store.sessions().sorted { abs($0.localEventCount - 10_000) < abs($1.localEventCount - 10_000) }
         let tenThousand = try require(busiest.first)
+        let coldRead = LatencySample.measure(iterations: 1) {
+            _ = try? store.timeline(sessionID: tenThousand.sessionID)
+        }
         let timelineRead = LatencySample.measure(iterations: 50) {
             _ = try? store.timeline(sessionID: tenThousand.sessionID)
         }
@@ -119,8 +122,9 @@ struct StoreBenchmark: ParsableCommand {
 
         report("\n| query | p50 ms | p99 ms | target |\n|---|---:|---:|---|")
         report("| 50 most recent sessions (1,000 runs) | \(ms(sessionsList, 50)) | \(ms(sessionsList, 99)) | p99 ≤ 5 ms |")
-        report("| timeline of \(tenThousand.localEventCount) events (50 runs) | \(ms(timelineRead, 50)) | \(ms(timelineRead, 99)) | ≤ 20 ms |")
-        report("| FTS search, 20 newest hits (300 queries) | \(ms(search, 50)) | \(ms(search, 99)) | p99 ≤ 20 ms |")
+        report("| timeline of \(tenThousand.localEventCount) events, first read | \(ms(coldRead, 50)) | \(ms(coldRead, 99)) | |")
+        report("| timeline of \(tenThousand.localEventCount) events (50 more runs) | \(ms(timelineRead, 50)) | \(ms(timelineRead, 99)) | ≤ 20 ms |")
+        report("| FTS search, first 20 hits (300 queries) | \(ms(search, 50)) | \(ms(search, 99)) | p99 ≤ 20 ms |")
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.doubleValue ?? 0
         report("\nmirror file: \(formatted(bytes / 1_048_576, 1)) MiB")
     }

@@ -26,7 +26,9 @@ public struct SnippetMarkers: Sendable, Equatable {
 }
 
 extension MirrorStore {
-    /// Searches the text of every mirrored event; newest events first.
+    /// Searches the text of every mirrored event, most recently mirrored first (which, for a
+    /// history-cursor bridge, is newest first). Stopping at `limit` keeps it fast however many
+    /// events match.
     ///
     /// `text` is plain words, not FTS5 syntax: every word must occur (in any order), a word ending
     /// in `*` matches as a prefix, and quotes or operators are taken literally.

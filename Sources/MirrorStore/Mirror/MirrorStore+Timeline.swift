@@ -159,14 +159,13 @@ extension MirrorStore {
             SELECT \(Self.eventColumns) FROM events
             WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?
             """,
-            [sessionID, range.fromOrdinal, range.limit ?? -1],
-            Self.timelineEvent
-        )
+            [sessionID, range.fromOrdinal, range.limit ?? -1]
+        ) { Self.timelineEvent($0, sessionID: sessionID) }
     }
 
     /// The event with this id, if mirrored.
     public func event(id: Int64) throws -> TimelineEvent? {
-        try database.queryFirst("SELECT \(Self.eventColumns) FROM events WHERE event_id = ?", [id], Self.timelineEvent)
+        try database.queryFirst("SELECT \(Self.eventColumns) FROM events WHERE event_id = ?", [id]) { Self.timelineEvent($0) }
     }
 
     /// The highest `seq` mirrored (0 when none).
@@ -177,10 +176,11 @@ extension MirrorStore {
     static let eventColumns =
         "event_id, session_id, ordinal, seq, ts, kind, text, update_json, content_hash, provisional, origin"
 
-    static func timelineEvent(_ row: Row) -> TimelineEvent {
+    /// - Parameter sessionID: the row's session when the caller knows it (saves reading it).
+    static func timelineEvent(_ row: Row, sessionID: String? = nil) -> TimelineEvent {
         TimelineEvent(
             eventID: row.int64(0),
-            sessionID: row.string(1),
+            sessionID: sessionID ?? row.string(1),
             ordinal: row.int64(2),
             seq: row.optionalInt64(3),
             timestamp: row.optionalInt64(4),

@@ -8,7 +8,8 @@ enum Repository {
         .deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     static let schemaDirectory = root.appending(path: "schema")
-    static let sharedFixtures = root.deletingLastPathComponent().appending(path: "shared/fixtures/stock")
+    /// A copy of `../shared/fixtures/stock`, so the tests need nothing outside the repository.
+    static let stockFixtures = root.appending(path: "Tests/Fixtures/stock")
 }
 
 /// The directory holding the package's built executables (beside the test bundle).
