@@ -6,9 +6,15 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "MirrorStore", targets: ["MirrorStore"]),
+        .library(name: "Bridge", targets: ["Bridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.3.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.4.0"),
     ],
     targets: [
         // Layer 1: the system's libsqlite3 (Debian: libsqlite3-dev).
@@ -25,6 +31,16 @@ let package = Package(
             name: "MirrorStore",
             dependencies: ["CSQLite"],
             plugins: ["EmbedSchema"]
+        ),
+
+        // Layer 3: wire types and the WebSocket JSON-RPC client of the bridge.
+        .target(
+            name: "Bridge",
+            dependencies: [
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
 
         // Build-time: turns schema/*.sql into Swift source inside MirrorStore.

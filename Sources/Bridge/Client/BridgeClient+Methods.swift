@@ -1,0 +1,73 @@
+/// The bridge's methods, typed.
+extension BridgeClient {
+    /// The 10 most recent sessions (a stock bridge lists no more).
+    public func recentSessions() async throws -> [RecentSession] {
+        let (result, _) = try await call(BridgeMethod.recentSessions, params: [:])
+        return try WireDecoding.recentSessions(result)
+    }
+
+    /// A session's stored events, oldest first; `limit` keeps the oldest `limit`.
+    /// An unknown session gives `[]`.
+    public func sessionTimeline(sessionID: String, limit: Int? = nil, timeout: Duration? = nil) async throws -> [TimelineItem] {
+        var params: [JSONMember] = [JSONMember("session_id", .string(sessionID))]
+        if let limit { params.append(JSONMember("limit", .number(limit))) }
+        let (result, frame) = try await call(BridgeMethod.sessionTimeline, params: .object(params), timeout: timeout)
+        return try WireDecoding.timeline(result, frame: frame)
+    }
+
+    /// Vendor CLI threads (`topK` is clamped to 1…10 by the bridge).
+    public func threads(topK: Int? = nil) async throws -> [ThreadItem] {
+        let params: JSONValue = topK.map { ["topK": .number($0)] } ?? [:]
+        let (result, frame) = try await call(BridgeMethod.threadsList, params: params)
+        return try WireDecoding.threads(result, frame: frame)
+    }
+
+    /// A page of the global history after `since` (history-cursor bridges).
+    public func historyChanges(since: Int64, limit: Int = 1000, timeout: Duration? = nil) async throws -> HistoryChangesPage {
+        let (result, frame) = try await call(
+            BridgeMethod.historyChanges,
+            params: ["since": .number(since), "limit": .number(limit)],
+            timeout: timeout
+        )
+        return try WireDecoding.changes(result, frame: frame, since: since)
+    }
+
+    /// A page of every session's metadata (history-cursor bridges).
+    public func historySessions(after cursor: String? = nil, limit: Int = 1000) async throws -> HistorySessionsPage {
+        var params: [JSONMember] = [JSONMember("limit", .number(limit))]
+        if let cursor { params.append(JSONMember("after", .string(cursor))) }
+        let (result, _) = try await call(BridgeMethod.historySessions, params: .object(params))
+        return try WireDecoding.sessions(result)
+    }
+
+    /// Creates a session; returns its id.
+    public func newSession() async throws -> String {
+        let (result, _) = try await call(BridgeMethod.sessionNew, params: [:])
+        return try WireDecoding.string(result, "session_id", BridgeMethod.sessionNew)
+    }
+
+    /// Sends a prompt. With `clientMessageID`, a history-cursor bridge runs a repeated prompt once.
+    public func prompt(sessionID: String, text: String, clientMessageID: String? = nil) async throws -> PromptAccepted {
+        var params: [JSONMember] = [
+            JSONMember("session_id", .string(sessionID)),
+            JSONMember("prompt", [["type": "text", "text": .string(text)]]),
+        ]
+        if let clientMessageID { params.append(JSONMember("_meta", ["client_message_id": .string(clientMessageID)])) }
+        let (result, _) = try await call(BridgeMethod.sessionPrompt, params: .object(params))
+        guard let status = result["status"]?.stringValue else {
+            throw BridgeError.unexpectedResult(method: BridgeMethod.sessionPrompt, reason: "no status")
+        }
+        return PromptAccepted(status: status, duplicate: result["_meta"]?["duplicate"]?.boolValue ?? false)
+    }
+
+    /// Cancels the session's running turn; returns `cancelled` or `no_active_session`.
+    public func cancel(sessionID: String) async throws -> String {
+        let (result, _) = try await call(BridgeMethod.sessionCancel, params: ["session_id": .string(sessionID)])
+        return result["status"]?.stringValue ?? ""
+    }
+
+    /// Switches the session's agent (`codex`, `claude-code`, `orchestrator`, `default_mode`).
+    public func setMode(sessionID: String, modeID: String) async throws {
+        _ = try await call(BridgeMethod.sessionSetMode, params: ["session_id": .string(sessionID), "mode_id": .string(modeID)])
+    }
+}

@@ -1,0 +1,244 @@
+import Logging
+
+/// A JSON-RPC 2.0 session with an OpenAgents bridge over one WebSocket connection.
+///
+/// `connect` opens the socket and sends `initialize` before anything else; it returns once the
+/// bridge answered (or fails after the handshake timeout). Then every request gets its own id and
+/// timeout, answers are matched to requests by id (compared as strings), and only one request is
+/// in flight at a time unless the bridge said `pipelining`. Notifications arrive, in order, on
+/// `notifications`. When the connection dies every waiting request fails at once with
+/// `BridgeError.connectionClosed`, and `notifications` ends.
+public actor BridgeClient {
+    /// What the bridge said in answer to `initialize`.
+    public private(set) var capabilities: BridgeCapabilities
+    /// Notifications from the bridge, in the order they arrived. Ends when the connection closes.
+    public nonisolated let notifications: AsyncStream<BridgeNotification>
+    /// The URL this client connected to.
+    public nonisolated let url: String
+
+    /// Frames that were not JSON-RPC messages (logged and skipped).
+    public private(set) var malformedFrameCount = 0
+
+    private let connection: WebSocketConnection
+    private let options: BridgeClientOptions
+    private let logger: Logger
+    private let notificationSink: AsyncStream<BridgeNotification>.Continuation
+    private var pending: [RequestID: CheckedContinuation<(result: JSONValue, frame: Frame), any Error>] = [:]
+    private var slotWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var requestsInFlight = 0
+    private var nextRequestNumber = 1
+    private var closedReason: String?
+
+    private init(connection: WebSocketConnection, url: String, options: BridgeClientOptions, logger: Logger) {
+        self.connection = connection
+        self.url = url
+        self.options = options
+        self.logger = logger
+        self.capabilities = BridgeCapabilities(protocolVersion: "unknown")
+        (notifications, notificationSink) = AsyncStream<BridgeNotification>.makeStream()
+    }
+
+    /// Connects to the bridge at `url` and completes the `initialize` handshake.
+    ///
+    /// - Parameter isRetry: a reconnect attempt, which waits `retryHandshakeTimeout` for the
+    ///   handshake instead of `firstHandshakeTimeout`.
+    public static func connect(
+        to url: String,
+        options: BridgeClientOptions = BridgeClientOptions(),
+        isRetry: Bool = false,
+        logger: Logger = Logger(label: "openagents.bridge")
+    ) async throws -> BridgeClient {
+        let connection = try await WebSocketConnection.open(
+            url: url,
+            maximumMessageSize: options.maximumMessageSize,
+            keepaliveInterval: options.keepaliveInterval,
+            logger: logger
+        )
+        let client = BridgeClient(connection: connection, url: url, options: options, logger: logger)
+        await client.startReading()
+        let timeout = isRetry ? options.retryHandshakeTimeout : options.firstHandshakeTimeout
+        do {
+            try await client.handshake(timeout: timeout)
+        } catch {
+            await client.close()
+            if case BridgeError.timedOut = error { throw BridgeError.handshakeTimedOut(url: url, after: timeout) }
+            throw error
+        }
+        return client
+    }
+
+    /// Closes the connection; waiting requests fail with `connectionClosed`.
+    public func close() async {
+        await connection.close()
+        connectionEnded(reason: "closed by this client")
+    }
+
+    /// True once the connection is gone.
+    public var isClosed: Bool { closedReason != nil }
+
+    // MARK: Requests
+
+    /// Sends a request and waits for its answer.
+    ///
+    /// - Returns: the `result` and the frame it came in (for the exact bytes of its parts).
+    /// - Throws: `BridgeError.server` for an error answer, `.timedOut`, `.connectionClosed`;
+    ///   `CancellationError` when the calling task is cancelled.
+    public func call(_ method: String, params: JSONValue? = nil, timeout: Duration? = nil) async throws -> (result: JSONValue, frame: Frame) {
+        if let closedReason { throw BridgeError.connectionClosed(reason: closedReason) }
+        try await acquireSlot()
+        defer { releaseSlot() }
+        let id = RequestID("\(Self.idPrefix(for: method))-\(nextRequestNumber)")
+        nextRequestNumber += 1
+        let bytes = JSONRPCEncoder.request(id: id, method: method, params: params)
+        let limit = timeout ?? options.requestTimeout
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: limit)
+            await self?.fail(id, with: BridgeError.timedOut(method: method, after: limit))
+        }
+        defer { timer.cancel() }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    pending[id] = continuation
+                    Task { await self.transmit(bytes, for: id) }
+                }
+            } onCancel: {
+                Task { await self.fail(id, with: CancellationError()) }
+            }
+        } catch let error as JSONRPCError {
+            throw BridgeError.server(method: method, error: error)
+        }
+    }
+
+    /// Sends a notification (no answer expected; a stock bridge ignores client notifications).
+    public func notify(_ method: String, params: JSONValue? = nil) async throws {
+        if let closedReason { throw BridgeError.connectionClosed(reason: closedReason) }
+        try await connection.send(JSONRPCEncoder.notification(method: method, params: params))
+    }
+
+    /// A short readable id prefix: `init-1`, `hist-2`, `sess-3`.
+    private static func idPrefix(for method: String) -> String {
+        if method == BridgeMethod.initialize { return "init" }
+        if method.hasPrefix("tinyvex/") { return "hist" }
+        if method.hasPrefix("session/") { return "sess" }
+        if method.hasPrefix("threads/") { return "thr" }
+        return "req"
+    }
+
+    private func handshake(timeout: Duration) async throws {
+        let (result, _) = try await call(BridgeMethod.initialize, params: options.clientInfo.initializeParams, timeout: timeout)
+        capabilities = try BridgeCapabilities(result: result)
+        logger.info("connected", metadata: [
+            "url": "\(url)", "protocol": "\(capabilities.protocolVersion)",
+            "history_cursor": "\(capabilities.historyCursor.map(String.init) ?? "no")",
+            "pipelining": "\(capabilities.pipelining)",
+        ])
+    }
+
+    private func transmit(_ bytes: [UInt8], for id: RequestID) async {
+        guard pending[id] != nil else { return }
+        do {
+            try await connection.send(bytes)
+        } catch {
+            fail(id, with: error as? BridgeError ?? BridgeError.connectionClosed(reason: "\(error)"))
+        }
+    }
+
+    private func fail(_ id: RequestID, with error: any Error) {
+        pending.removeValue(forKey: id)?.resume(throwing: error)
+    }
+
+    // MARK: One request at a time
+
+    private var mayPipeline: Bool { capabilities.pipelining }
+
+    private func acquireSlot() async throws {
+        if requestsInFlight == 0 || mayPipeline {
+            requestsInFlight += 1
+            return
+        }
+        let ticket = nextRequestNumber
+        nextRequestNumber += 1
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                slotWaiters.append((ticket, continuation))
+            }
+        } onCancel: {
+            Task { await self.abandonSlotWait(ticket) }
+        }
+    }
+
+    private func releaseSlot() {
+        if slotWaiters.isEmpty {
+            requestsInFlight -= 1
+        } else {
+            // The slot passes straight to the next waiter.
+            slotWaiters.removeFirst().continuation.resume()
+        }
+    }
+
+    private func abandonSlotWait(_ ticket: Int) {
+        guard let index = slotWaiters.firstIndex(where: { $0.id == ticket }) else { return }
+        slotWaiters.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+
+    // MARK: Reading
+
+    private func startReading() {
+        let inbound = connection.inbound
+        Task {
+            for await event in inbound {
+                switch event {
+                case .message(let bytes): await self.receive(bytes)
+                case .closed(let reason): self.connectionEnded(reason: reason)
+                }
+            }
+        }
+    }
+
+    private func receive(_ bytes: [UInt8]) async {
+        let frame: Frame
+        let message: JSONRPCMessage
+        do {
+            frame = try Frame(bytes: bytes)
+            message = try frame.message()
+        } catch {
+            malformedFrameCount += 1
+            logger.warning("skipped a frame", metadata: ["reason": "\(error)", "bytes": "\(bytes.count)"])
+            return
+        }
+        switch message {
+        case .response(let id, let result):
+            guard let continuation = pending.removeValue(forKey: id) else {
+                logger.debug("answer to no waiting request", metadata: ["id": "\(id)"])
+                return
+            }
+            continuation.resume(returning: (result, frame))
+        case .failure(let id, let error):
+            guard let id, let continuation = pending.removeValue(forKey: id) else {
+                logger.warning("error answer to no waiting request", metadata: ["error": "\(error)"])
+                return
+            }
+            continuation.resume(throwing: error)
+        case .notification(let method, let params):
+            notificationSink.yield(WireDecoding.notification(method: method, params: params, frame: frame))
+        case .request(let id, let method, _):
+            // This client offers the bridge no methods; say so rather than leave it waiting.
+            let answer: JSONValue = ["jsonrpc": "2.0", "id": .string(id.rawValue),
+                                     "error": ["code": -32601, "message": .string("Method not found: \(method)")]]
+            try? await connection.send(JSONWriter.bytes(of: answer))
+        }
+    }
+
+    private func connectionEnded(reason: String) {
+        guard closedReason == nil else { return }
+        closedReason = reason
+        logger.info("disconnected", metadata: ["url": "\(url)", "reason": "\(reason)"])
+        let error = BridgeError.connectionClosed(reason: reason)
+        for continuation in pending.values { continuation.resume(throwing: error) }
+        pending.removeAll()
+        for waiter in slotWaiters { waiter.continuation.resume(throwing: error) }
+        slotWaiters.removeAll()
+        notificationSink.finish()
+    }
+}

@@ -1,0 +1,49 @@
+/// Why talking to the bridge failed.
+public enum BridgeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The bridge URL is not a `ws://` or `wss://` URL.
+    case invalidURL(String)
+    /// No WebSocket connection could be made.
+    case connectionFailed(url: String, reason: String)
+    /// The bridge did not answer `initialize` in time (it may not be a bridge, or is busy).
+    case handshakeTimedOut(url: String, after: Duration)
+    /// The bridge speaks a protocol version this client does not.
+    case unsupportedProtocol(version: String)
+    /// A request got no answer in time. It is not retried: it may still have been carried out.
+    case timedOut(method: String, after: Duration)
+    /// The connection closed; requests still waiting fail with this.
+    case connectionClosed(reason: String)
+    /// The bridge answered with an error.
+    case server(method: String, error: JSONRPCError)
+    /// The bridge's answer does not have the expected shape.
+    case unexpectedResult(method: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url):
+            "\(url) is not a bridge URL: expected ws://HOST:PORT or wss://HOST:PORT"
+        case .connectionFailed(let url, let reason):
+            "cannot connect to \(url): \(reason)"
+        case .handshakeTimedOut(let url, let after):
+            "\(url) did not answer initialize within \(after.formattedSeconds): is it an OpenAgents bridge?"
+        case .unsupportedProtocol(let version):
+            "the bridge speaks protocol \(version); this client speaks 0.2.x"
+        case .timedOut(let method, let after):
+            "\(method) got no answer within \(after.formattedSeconds)"
+        case .connectionClosed(let reason):
+            "the connection to the bridge closed: \(reason)"
+        case .server(let method, let error):
+            "the bridge refused \(method): \(error)"
+        case .unexpectedResult(let method, let reason):
+            "unexpected answer to \(method): \(reason)"
+        }
+    }
+}
+
+extension Duration {
+    /// `3 s`, `0.25 s`.
+    var formattedSeconds: String {
+        let (seconds, attoseconds) = components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}

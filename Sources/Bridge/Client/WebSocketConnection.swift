@@ -1,0 +1,161 @@
+import Logging
+import NIOCore
+import Synchronization
+import WSClient
+
+/// One WebSocket connection, as a stream of received messages and a way to send.
+///
+/// Wraps `WSClient`'s structured `connect`: the connection lives in its own task until `close()`,
+/// until the peer closes it, or until keepalive finds it dead; `inbound` then ends with `.closed`.
+final class WebSocketConnection: Sendable {
+    /// What the connection receives.
+    enum Event: Sendable {
+        /// A text or binary message's payload.
+        case message([UInt8])
+        /// The connection is gone, and why.
+        case closed(reason: String)
+    }
+
+    private enum Command: Sendable {
+        case send([UInt8], CheckedContinuation<Void, any Error>)
+        case close
+    }
+
+    let inbound: AsyncStream<Event>
+    private let commands: AsyncStream<Command>.Continuation
+    private let task: Task<Void, Never>
+
+    private init(inbound: AsyncStream<Event>, commands: AsyncStream<Command>.Continuation, task: Task<Void, Never>) {
+        self.inbound = inbound
+        self.commands = commands
+        self.task = task
+    }
+
+    deinit {
+        commands.finish()
+    }
+
+    /// Opens a connection; returns once the WebSocket upgrade succeeded.
+    static func open(
+        url: String,
+        maximumMessageSize: Int,
+        keepaliveInterval: Duration?,
+        logger: Logger
+    ) async throws(BridgeError) -> WebSocketConnection {
+        guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else { throw .invalidURL(url) }
+        let (inbound, events) = AsyncStream<Event>.makeStream()
+        let (commandStream, commands) = AsyncStream<Command>.makeStream()
+        let opened = OpenSignal()
+        let configuration = WebSocketClientConfiguration(
+            maxFrameSize: maximumMessageSize,
+            autoPing: keepaliveInterval.map { .enabled(timePeriod: $0) } ?? .disabled
+        )
+        let task = Task {
+            var reason = "closed by the bridge"
+            do {
+                let close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                    opened.succeed()
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for try await message in inbound.messages(maxSize: maximumMessageSize) {
+                                switch message {
+                                case .text(let text): events.yield(.message(Array(text.utf8)))
+                                case .binary(let buffer): events.yield(.message(Array(buffer: buffer)))
+                                }
+                            }
+                        }
+                        group.addTask {
+                            for await command in commandStream {
+                                switch command {
+                                case .send(let bytes, let done):
+                                    do {
+                                        try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
+                                        done.resume()
+                                    } catch {
+                                        done.resume(throwing: error)
+                                        throw error
+                                    }
+                                case .close:
+                                    return
+                                }
+                            }
+                        }
+                        try await group.next()
+                        group.cancelAll()
+                    }
+                }
+                if let close {
+                    reason = "closed by the bridge (\(close.closeCode)\(close.reason.map { ": \($0)" } ?? ""))"
+                }
+            } catch {
+                reason = "\(error)"
+                opened.fail(BridgeError.connectionFailed(url: url, reason: "\(error)"))
+            }
+            opened.fail(BridgeError.connectionClosed(reason: reason))
+            events.yield(.closed(reason: reason))
+            events.finish()
+            // Sends still queued will never be written.
+            commands.finish()
+            for await command in commandStream {
+                if case .send(_, let done) = command { done.resume(throwing: BridgeError.connectionClosed(reason: reason)) }
+            }
+        }
+        do {
+            try await opened.wait()
+        } catch let error as BridgeError {
+            throw error
+        } catch {
+            throw .connectionFailed(url: url, reason: "\(error)")
+        }
+        return WebSocketConnection(inbound: inbound, commands: commands, task: task)
+    }
+
+    /// Sends a text frame; returns once it is written.
+    func send(_ bytes: [UInt8]) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            if case .terminated = commands.yield(.send(bytes, done)) {
+                done.resume(throwing: BridgeError.connectionClosed(reason: "the connection is closed"))
+            }
+        }
+    }
+
+    /// Closes the connection (with the WebSocket close handshake) and waits until it is gone.
+    func close() async {
+        commands.yield(.close)
+        await task.value
+    }
+
+    /// Drops the connection at once, without waiting for the peer.
+    func abort() {
+        task.cancel()
+    }
+}
+
+/// Signals, once, whether the connection opened.
+private final class OpenSignal: Sendable {
+    private let state = Mutex<(result: Result<Void, any Error>?, waiter: CheckedContinuation<Void, any Error>?)>((nil, nil))
+
+    func succeed() { settle(.success(())) }
+
+    func fail(_ error: any Error) { settle(.failure(error)) }
+
+    private func settle(_ result: Result<Void, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    func wait() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let result = state.withLock { state -> Result<Void, any Error>? in
+                if state.result == nil { state.waiter = continuation }
+                return state.result
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
+}

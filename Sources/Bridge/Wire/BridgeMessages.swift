@@ -1,0 +1,145 @@
+/// What the bridge said in answer to `initialize`.
+public struct BridgeCapabilities: Sendable, Equatable {
+    /// The bridge's protocol version (`0.2.x`).
+    public var protocolVersion: String
+    /// The history-cursor extension's version, when the bridge has it.
+    public var historyCursor: Int?
+    /// True when several requests may be in flight on one connection.
+    public var pipelining: Bool
+    public var agentName: String?
+    public var agentVersion: String?
+    public var workingDirectory: String?
+
+    /// Reads an `initialize` result.
+    public init(result: JSONValue) throws(BridgeError) {
+        guard let version = result["protocol_version"]?.stringValue else {
+            throw .unexpectedResult(method: "initialize", reason: "no protocol_version")
+        }
+        guard version == "0.2" || version.hasPrefix("0.2.") else { throw .unsupportedProtocol(version: version) }
+        protocolVersion = version
+        let extensions = result["agent_capabilities"]?["ext_capabilities"]
+        historyCursor = extensions?["history_cursor"]?.int64Value.map(Int.init)
+        pipelining = extensions?["pipelining"]?.boolValue ?? false
+        agentName = result["agent_info"]?["name"]?.stringValue
+        agentVersion = result["agent_info"]?["version"]?.stringValue
+        workingDirectory = result["_meta"]?["working_directory"]?.stringValue
+    }
+
+    public init(protocolVersion: String, historyCursor: Int? = nil, pipelining: Bool = false) {
+        self.protocolVersion = protocolVersion
+        self.historyCursor = historyCursor
+        self.pipelining = pipelining
+    }
+
+    /// True when the bridge speaks version 1 of the history-cursor extension.
+    public var hasHistoryCursor: Bool { (historyCursor ?? 0) >= 1 }
+}
+
+/// Who this client is, for `initialize`.
+public struct ClientInfo: Sendable, Equatable {
+    public var name: String
+    public var title: String
+    public var version: String
+
+    public init(name: String, title: String, version: String) {
+        self.name = name
+        self.title = title
+        self.version = version
+    }
+
+    /// The params of `initialize`.
+    var initializeParams: JSONValue {
+        [
+            "protocol_version": "0.2.2",
+            "client_capabilities": ["fs": ["read_text_file": false, "write_text_file": false], "terminal": false],
+            "client_info": ["name": .string(name), "title": .string(title), "version": .string(version)],
+        ]
+    }
+}
+
+/// An item of `tinyvex/history.recentSessions`.
+public struct RecentSession: Sendable, Equatable {
+    public var sessionID: String
+    /// Time of the session's newest event (ms).
+    public var lastTS: Int64
+    /// How many events the bridge stores for it (every chunk).
+    public var messageCount: Int64
+}
+
+/// An item of `tinyvex/history.sessionTimeline`: no seq, no time, no id.
+public struct TimelineItem: Sendable, Equatable {
+    public var sessionID: String
+    public var update: SessionUpdate
+}
+
+/// An item of `threads/list`.
+public struct ThreadItem: Sendable, Equatable {
+    public var id: String
+    public var title: String?
+    /// `codex` or `claude_code`.
+    public var source: String?
+    public var createdAt: Int64?
+    public var updatedAt: Int64?
+    public var lastMessageTS: Int64?
+    public var messageCount: Int64?
+    /// The item exactly as received.
+    public var rawBytes: [UInt8]
+}
+
+/// An item of `tinyvex/history.changes`.
+public struct HistoryChange: Sendable, Equatable {
+    public var seq: Int64
+    public var sessionID: String
+    public var ts: Int64?
+    public var update: SessionUpdate
+}
+
+/// A page of `tinyvex/history.changes`.
+public struct HistoryChangesPage: Sendable, Equatable {
+    public var items: [HistoryChange]
+    /// The seq to ask from next (the last item's, or the `since` asked for).
+    public var next: Int64
+    public var hasMore: Bool
+}
+
+/// An item of `tinyvex/history.sessions`.
+public struct HistorySession: Sendable, Equatable {
+    public var sessionID: String
+    public var lastTS: Int64?
+    public var messageCount: Int64?
+    public var lastSeq: Int64?
+    public var title: String?
+    public var mode: String?
+}
+
+/// A page of `tinyvex/history.sessions`.
+public struct HistorySessionsPage: Sendable, Equatable {
+    public var items: [HistorySession]
+    /// The cursor of the next page; nil on the last.
+    public var next: String?
+}
+
+/// The answer to `session/prompt`.
+public struct PromptAccepted: Sendable, Equatable {
+    /// `started`, `resumed` or `accepted`.
+    public var status: String
+    /// True when a history-cursor bridge recognised the `client_message_id` and did not run it again.
+    public var duplicate: Bool
+}
+
+/// A `session/update` notification.
+public struct SessionUpdateNotification: Sendable, Equatable {
+    public var sessionID: String
+    public var update: SessionUpdate
+    /// The update's global seq (`_meta.seq`), from a history-cursor bridge.
+    public var seq: Int64?
+    /// The update's time (`_meta.ts`), from a history-cursor bridge.
+    public var ts: Int64?
+}
+
+/// A notification from the bridge.
+public enum BridgeNotification: Sendable, Equatable {
+    case sessionUpdate(SessionUpdateNotification)
+    /// Any other notification, kept as it came.
+    case other(method: String, params: JSONValue?)
+}

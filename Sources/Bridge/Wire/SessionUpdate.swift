@@ -1,0 +1,96 @@
+/// One `session/update` payload (the `update` object), kept exactly as received.
+///
+/// Nothing about an update is rejected: an update of an unknown kind or shape is kept with its
+/// bytes and read generically (`summary`, `variant` = `.unknown`).
+public struct SessionUpdate: Sendable, Equatable {
+    /// The update object's bytes exactly as received.
+    public let rawBytes: [UInt8]
+    /// The update object, parsed.
+    public let json: JSONValue
+
+    public init(rawBytes: [UInt8], json: JSONValue) {
+        self.rawBytes = rawBytes
+        self.json = json
+    }
+
+    /// An update built from bytes alone (parsed here; unparsable bytes give `null`).
+    public init(rawBytes: [UInt8]) {
+        self.rawBytes = rawBytes
+        self.json = (try? JSONParser.parse(rawBytes)) ?? .null
+    }
+
+    /// The update's kind and plain text.
+    public var summary: UpdateSummary { UpdateSummary(of: json) }
+
+    /// The update, typed.
+    public var variant: SessionUpdateVariant { SessionUpdateVariant(json) }
+
+    /// Canonical JSON of the update: equal for the same content whatever the key order or spacing.
+    public var canonicalBytes: [UInt8] { JSONWriter.canonicalBytes(of: json) }
+}
+
+/// The eight `sessionUpdate` variants of the bridge, and everything else.
+public enum SessionUpdateVariant: Sendable, Equatable {
+    case userMessageChunk(ContentBlock)
+    case agentMessageChunk(ContentBlock)
+    case agentThoughtChunk(ContentBlock)
+    case plan([PlanEntry])
+    case toolCall(ToolCall)
+    case toolCallUpdate(ToolCallUpdate)
+    case availableCommandsUpdate([AvailableCommand])
+    case currentModeUpdate(modeID: String)
+    /// An update of another kind or shape, with the kind it claims (or `unknown`).
+    case unknown(kind: String)
+
+    /// Reads an update object; never fails.
+    public init(_ update: JSONValue) {
+        let tagged = TaggedUpdate(update)
+        let body = tagged.body
+        switch tagged.kind {
+        case "user_message_chunk": self = .userMessageChunk(ContentBlock(chunkContent: body))
+        case "agent_message_chunk": self = .agentMessageChunk(ContentBlock(chunkContent: body))
+        case "agent_thought_chunk": self = .agentThoughtChunk(ContentBlock(chunkContent: body))
+        case "plan": self = .plan(PlanEntry.entries(in: body))
+        case "tool_call":
+            guard let call = ToolCall(body["tool_call"] ?? body) else { self = .unknown(kind: tagged.kind); return }
+            self = .toolCall(call)
+        case "tool_call_update":
+            guard let update = ToolCallUpdate(body["tool_call_update"] ?? body) else { self = .unknown(kind: tagged.kind); return }
+            self = .toolCallUpdate(update)
+        case "available_commands_update":
+            self = .availableCommandsUpdate((body["available_commands"]?.arrayValue ?? []).compactMap(AvailableCommand.init))
+        case "current_mode_update":
+            guard let mode = body["current_mode_id"]?.stringValue else { self = .unknown(kind: tagged.kind); return }
+            self = .currentModeUpdate(modeID: mode)
+        default:
+            self = .unknown(kind: tagged.kind)
+        }
+    }
+}
+
+/// An update's kind and the object holding its fields, in either the current shape
+/// (`{"sessionUpdate":"plan","plan":…}`) or the older externally tagged one (`{"plan":{…}}`).
+struct TaggedUpdate {
+    let kind: String
+    let body: JSONValue
+
+    static let knownKinds: Set<String> = [
+        "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "plan", "tool_call",
+        "tool_call_update", "available_commands_update", "current_mode_update",
+    ]
+
+    init(_ update: JSONValue) {
+        if let kind = update["sessionUpdate"]?.stringValue {
+            self.kind = kind
+            self.body = update
+        } else if let members = update.objectValue, members.count == 1, let only = members.first,
+                  Self.knownKinds.contains(only.key) {
+            self.kind = only.key
+            // The old shape nests the variant's fields one level down; read them as the new shape would.
+            self.body = JSONValue.object([JSONMember(only.key, only.value)] + (only.value.objectValue ?? []))
+        } else {
+            self.kind = "unknown"
+            self.body = update
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// What any update is and says, in plain text: the one reading of updates that the store's search
+/// and every display use.
+public struct UpdateSummary: Sendable, Equatable {
+    /// The `sessionUpdate` tag (also read from the older externally tagged shape), or `unknown`.
+    public var kind: String
+    /// The update's words: a chunk's text, a plan's entries, a tool call's name and arguments,
+    /// a tool result's status and output, a mode, commands; for unknown shapes every string in it.
+    public var text: String
+
+    public init(kind: String, text: String) {
+        self.kind = kind
+        self.text = text
+    }
+
+    /// Reads an update object. Never fails: anything that is not an update object is `unknown`.
+    public init(of update: JSONValue) {
+        let tagged = TaggedUpdate(update)
+        kind = tagged.kind
+        switch SessionUpdateVariant(update) {
+        case .userMessageChunk(let block), .agentMessageChunk(let block), .agentThoughtChunk(let block):
+            text = block.plainText
+        case .plan(let entries):
+            text = entries.map(\.content).joined(separator: "\n")
+        case .toolCall(let call):
+            let arguments = call.arguments.map { Self.strings(in: $0).joined(separator: " ") } ?? ""
+            text = arguments.isEmpty ? call.name : "\(call.name) \(arguments)"
+        case .toolCallUpdate(let update):
+            let output = update.output.map { Self.strings(in: $0).joined(separator: "\n") } ?? ""
+            text = [update.status, update.error, output.isEmpty ? nil : output].compactMap { $0 }.joined(separator: " ")
+        case .availableCommandsUpdate(let commands):
+            text = commands.map { [$0.name, $0.description].compactMap { $0 }.joined(separator: ": ") }.joined(separator: "\n")
+        case .currentModeUpdate(let mode):
+            text = mode
+        case .unknown:
+            text = Self.strings(in: update).joined(separator: " ")
+        }
+    }
+
+    /// Every string value inside `json`, depth first (keys and the `sessionUpdate` tag excluded),
+    /// up to a bounded total so that a huge unknown update cannot make a huge search text.
+    static func strings(in json: JSONValue, limit: Int = 4096) -> [String] {
+        var found: [String] = []
+        var budget = limit
+        func visit(_ value: JSONValue) {
+            guard budget > 0 else { return }
+            switch value.kind {
+            case .string(let string):
+                let kept = String(string.prefix(budget))
+                budget -= kept.count
+                if !kept.isEmpty { found.append(kept) }
+            case .array(let elements):
+                elements.forEach(visit)
+            case .object(let members):
+                for member in members where member.key != "sessionUpdate" { visit(member.value) }
+            default:
+                break
+            }
+        }
+        visit(json)
+        return found
+    }
+}
