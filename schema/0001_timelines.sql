@@ -52,6 +52,13 @@ CREATE TABLE events (
 
 CREATE UNIQUE INDEX events_by_seq ON events (seq) WHERE seq IS NOT NULL;
 
+-- Counters that only grow. 'event_id': the last event id handed out, so that an id, once
+-- seen, never names another event.
+CREATE TABLE counters (
+    name                TEXT PRIMARY KEY NOT NULL,
+    value               INTEGER NOT NULL
+) WITHOUT ROWID;
+
 -- The items of threads/list (vendor CLI transcripts: a different id space from sessions).
 CREATE TABLE threads (
     thread_id           TEXT PRIMARY KEY NOT NULL,

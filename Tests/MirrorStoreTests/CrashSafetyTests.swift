@@ -19,6 +19,20 @@ struct CrashSafetyTests {
         }
     }
 
+    @Test("a writer killed between writing a page's events and its cursor leaves neither", arguments: [0, 1, 3])
+    func killedBetweenStatements(pagesBefore: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        let probe = try Probe(database: path, pageSize: 300, sessions: 4, stallAfterPages: pagesBefore)
+        let committed = pagesBefore == 0 ? 0 : try probe.waitForCommits(pagesBefore)
+        #expect(try probe.readLine() == "stalled")
+        probe.killHard()
+        try expectConsistent(path, atLeast: committed)
+        let store = try MirrorStore(path: path)
+        #expect(try store.historyCursor() == Int64(300 * pagesBefore), "the stalled page left nothing behind")
+        #expect(try store.counts().events == 300 * pagesBefore)
+    }
+
     @Test("a reader sees one consistent snapshot while another process commits")
     func readerDuringWrites() throws {
         let directory = try TemporaryDirectory()
@@ -57,6 +71,17 @@ struct CrashSafetyTests {
         #expect(try reader.timeline(sessionID: "s").map(\.text) == ["committed", "pending"])
     }
 
+    @Test("a write cannot start inside a read snapshot")
+    func writeInsideRead() throws {
+        let directory = try TemporaryDirectory()
+        let store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        let error = try #require(throws: SQLiteError.self) {
+            try store.read { try store.appendEvents([messageEvent("s", seq: 1, text: "x")], advancingHistoryCursorTo: 1) }
+        }
+        #expect(error.message.contains("inside a read transaction"))
+        #expect(try store.counts().events == 0)
+    }
+
     @Test("a full disk fails the write with a clear error and leaves the mirror as it was")
     func fullDisk() throws {
         let directory = try TemporaryDirectory()
@@ -93,9 +118,9 @@ final class Probe {
     private let output = Pipe()
     private var buffer = Data()
 
-    init(database: String, pageSize: Int, sessions: Int) throws {
+    init(database: String, pageSize: Int, sessions: Int, stallAfterPages: Int? = nil) throws {
         process.executableURL = BuildProducts.executable("oa-store-probe")
-        process.arguments = ["append", database, String(pageSize), String(sessions)]
+        process.arguments = ["append", database, String(pageSize), String(sessions)] + (stallAfterPages.map { [String($0)] } ?? [])
         process.standardOutput = output
         try process.run()
     }
@@ -124,7 +149,8 @@ final class Probe {
         process.waitUntilExit()
     }
 
-    private func readLine() throws -> String {
+    /// The next line the probe printed.
+    func readLine() throws -> String {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)

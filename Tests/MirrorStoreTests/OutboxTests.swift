@@ -78,6 +78,35 @@ struct OutboxTests {
         #expect(try store.outboxItems().count == 1)
     }
 
+    @Test("prompts of a session made offline wait until it exists on the bridge")
+    func localSessionsWait() throws {
+        try store.createLocalSession(id: "local-1")
+        let waiting = try store.enqueuePrompt(sessionID: "local-1", text: "first", clientMessageID: "c1")
+        let ready = try store.enqueuePrompt(sessionID: "a", text: "other", clientMessageID: "c2")
+        #expect(try store.sessionsAwaitingCreation() == ["local-1"])
+        #expect(try store.claimNextOutboxItem()?.id == ready.id)
+        #expect(try store.claimNextOutboxItem() == nil)
+        try store.remapSession(localID: "local-1", to: "SERVER-1")
+        #expect(try store.sessionsAwaitingCreation().isEmpty)
+        #expect(try store.claimNextOutboxItem()?.id == waiting.id)
+    }
+
+    @Test("prompts a stopped process left sending are settled by what the bridge can de-duplicate")
+    func interruptedSends() throws {
+        let first = try store.enqueuePrompt(sessionID: "a", text: "x", clientMessageID: "1")
+        let second = try store.enqueuePrompt(sessionID: "b", text: "y", clientMessageID: "2")
+        _ = try store.claimNextOutboxItem()
+        _ = try store.claimNextOutboxItem()
+        let requeued = try store.settleInterruptedSends(canResendSafely: true)
+        #expect(requeued.map(\.state) == [.queued, .queued])
+        _ = try store.claimNextOutboxItem()
+        let unconfirmed = try store.settleInterruptedSends(canResendSafely: false)
+        #expect(unconfirmed.map(\.id) == [first.id])
+        #expect(try store.outboxItem(id: first.id)?.state == .unconfirmed)
+        #expect(try store.outboxItem(id: first.id)?.lastError?.contains("answer was lost") == true)
+        #expect(try store.outboxItem(id: second.id)?.state == .queued)
+    }
+
     @Test("a session made offline takes the bridge's id everywhere")
     func remapToNewID() throws {
         try store.createLocalSession(id: "local-1")
@@ -99,8 +128,13 @@ struct OutboxTests {
         let item = try store.enqueuePrompt(sessionID: "local-2", text: "go", clientMessageID: "c", localEcho: echo)
         try store.appendEvents([messageEvent("SERVER-2", seq: 1, text: "mode set")])
 
+        try store.replaceTimelineTail(sessionID: "SERVER-2", with: [messageEvent("SERVER-2", seq: 1, text: "mode set")],
+                                      watermark: SessionWatermark(lastTS: 5, messageCount: 1))
+        try store.replaceTimelineTail(sessionID: "local-2", with: [], watermark: SessionWatermark(lastTS: 1, messageCount: 0))
         try store.remapSession(localID: "local-2", to: "SERVER-2")
         #expect(try store.session(id: "local-2") == nil)
+        #expect(try store.watermark(for: "SERVER-2") == SessionWatermark(lastTS: 5, messageCount: 1))
+        #expect(try store.watermark(for: "local-2") == nil)
         #expect(try store.timeline(sessionID: "SERVER-2").map(\.text) == ["mode set", "go"])
         #expect(try store.session(id: "SERVER-2")?.localEventCount == 2)
         #expect(try store.outboxItem(id: item.id)?.sessionID == "SERVER-2")

@@ -62,6 +62,7 @@ struct SearchTests {
         #expect(try store.search("NOT bye").count == 1)
         #expect(try store.search(#""hi""#).count == 1)
         #expect(try store.search("   ").isEmpty)
+        #expect(try store.search("NOT\u{0}bye").count == 1, "a NUL separates words")
     }
 
     private func expectIndexIntact() throws {

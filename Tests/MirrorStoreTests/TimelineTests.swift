@@ -32,10 +32,10 @@ struct TimelineTests {
     func reapplyIsIdempotent() throws {
         let page = (1...50).map { messageEvent("s\($0 % 3)", seq: Int64($0), text: "event \($0)") }
         try store.appendEvents(page, advancingHistoryCursorTo: 50)
-        let before = try store.read { try (1...2).flatMap { try store.timeline(sessionID: "s\($0)") } }
+        let before = try store.read { try (0...2).flatMap { try store.timeline(sessionID: "s\($0)") } }
         let again = try store.appendEvents(page, advancingHistoryCursorTo: 50)
         #expect(again == AppendOutcome(inserted: 0, duplicates: 50))
-        let after = try store.read { try (1...2).flatMap { try store.timeline(sessionID: "s\($0)") } }
+        let after = try store.read { try (0...2).flatMap { try store.timeline(sessionID: "s\($0)") } }
         #expect(after == before)
         #expect(try store.counts().events == 50)
         #expect(try store.session(id: "s1")?.localEventCount == 17)
@@ -102,6 +102,27 @@ struct TimelineTests {
         outcome = try store.replaceTimelineTail(sessionID: "s", with: Array(refetched.prefix(1)))
         #expect(outcome == TailReplacement(kept: 1, removed: 4, inserted: 0, confirmed: 0))
         #expect(try store.timeline(sessionID: "s").map(\.text) == ["hello"])
+    }
+
+    @Test("live events newer than a fetch survive it, unconfirmed")
+    func provisionalAfterTheFetch() throws {
+        try store.replaceTimelineTail(sessionID: "s", with: ["a", "b"].map { messageEvent("s", text: $0) })
+        try store.appendEvents([messageEvent("s", text: "stale server row")])
+        try store.appendEvents([messageEvent("s", text: "live", provisional: true)])
+        let outcome = try store.replaceTimelineTail(sessionID: "s", with: ["a", "b"].map { messageEvent("s", text: $0) })
+        #expect(outcome == TailReplacement(kept: 2, removed: 1, inserted: 0, confirmed: 0))
+        let events = try store.timeline(sessionID: "s")
+        #expect(events.map(\.text) == ["a", "b", "live"])
+        #expect(events.map(\.provisional) == [false, false, true])
+    }
+
+    @Test("event ids are never handed out twice, even after replacements")
+    func eventIDsAreNotReused() throws {
+        try store.replaceTimelineTail(sessionID: "s", with: ["a", "b"].map { messageEvent("s", text: $0) })
+        let replacedID = try #require(try store.timeline(sessionID: "s").last?.eventID)
+        try store.replaceTimelineTail(sessionID: "s", with: ["a", "c"].map { messageEvent("s", text: $0) })
+        #expect(try store.event(id: replacedID) == nil)
+        #expect(try store.timeline(sessionID: "s").last?.eventID == replacedID + 1)
     }
 
     @Test("a refetch confirms provisional live events and keeps local ones")

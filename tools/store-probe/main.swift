@@ -3,26 +3,42 @@ import MirrorStore
 
 /// A helper process for the store's crash tests: it writes to a mirror until it is killed.
 ///
-///     oa-store-probe append DB PAGE_SIZE SESSIONS
+///     oa-store-probe append DB PAGE_SIZE SESSIONS [STALL_AFTER_PAGES]
 ///
 /// Appends pages of synthetic events, each page and the history cursor in one transaction,
 /// continuing from the mirror's cursor, and prints `committed SEQ` after each commit.
+/// With STALL_AFTER_PAGES = K, the page after the K-th stops dead at the moment it writes the
+/// cursor — its events written, the transaction not committed — and prints `stalled`, so that a
+/// test can kill it exactly between the statements.
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("oa-store-probe: \(message)\n".utf8))
     exit(2)
 }
 
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.count == 4, arguments[0] == "append",
+guard (4...5).contains(arguments.count), arguments[0] == "append",
       let pageSize = Int(arguments[2]), pageSize > 0,
       let sessionCount = Int(arguments[3]), sessionCount > 0
-else { fail("usage: oa-store-probe append DB PAGE_SIZE SESSIONS") }
+else { fail("usage: oa-store-probe append DB PAGE_SIZE SESSIONS [STALL_AFTER_PAGES]") }
+let stallAfterPages = arguments.count == 5 ? Int(arguments[4]) : nil
 
 do {
     let store = try MirrorStore(path: arguments[1])
     var seq = try store.historyCursor()
+    var pagesCommitted = 0
     while true {
+        if let stallAfterPages, pagesCommitted == stallAfterPages {
+            store.database.setUpdateHook { table in
+                guard table == "sync_cursors" else { return }
+                say("stalled")
+                while true { pause() }
+            }
+        }
         let page = (1...pageSize).map { offset -> NewEvent in
             let eventSeq = seq + Int64(offset)
             let text = "probe event \(eventSeq) in a page of \(pageSize)"
@@ -37,7 +53,8 @@ do {
         }
         seq += Int64(pageSize)
         try store.appendEvents(page, advancingHistoryCursorTo: seq)
-        FileHandle.standardOutput.write(Data("committed \(seq)\n".utf8))
+        pagesCommitted += 1
+        say("committed \(seq)")
     }
 } catch {
     fail("\(error)")

@@ -19,9 +19,7 @@ extension MirrorStore {
             if var echo = localEcho {
                 echo.sessionID = sessionID
                 echo.origin = .local
-                let eventID = try nextEventID()
-                try insert([PlacedEvent(event: echo, ordinal: try nextOrdinal(in: sessionID), eventID: eventID)])
-                localEventID = eventID
+                localEventID = try insert([PlacedEvent(event: echo, ordinal: try nextOrdinal(in: sessionID))])
                 try database.run(
                     """
                     UPDATE sessions SET local_event_count = local_event_count + 1,
@@ -45,13 +43,16 @@ extension MirrorStore {
     /// Claims the next prompt to send and marks it `sending`.
     ///
     /// Prompts of one session go in the order they were queued: a session's prompt waits while an
-    /// earlier one of the same session is sending, failed or unconfirmed.
+    /// earlier one of the same session is sending, failed or unconfirmed. Prompts of a session made
+    /// offline wait until it has the bridge's id (`sessionsAwaitingCreation`, `remapSession`).
     public func claimNextOutboxItem() throws -> OutboxItem? {
         try write {
             let next = try database.scalarInt64(
                 """
                 SELECT o.outbox_id FROM outbox o
-                WHERE o.state = 'queued' AND NOT EXISTS (
+                WHERE o.state = 'queued'
+                  AND (SELECT origin FROM sessions s WHERE s.session_id = o.session_id) = 'server'
+                  AND NOT EXISTS (
                     SELECT 1 FROM outbox earlier
                     WHERE earlier.session_id = o.session_id AND earlier.outbox_id < o.outbox_id
                       AND earlier.state IN ('sending', 'failed', 'unconfirmed'))
@@ -60,6 +61,34 @@ extension MirrorStore {
             )
             guard let next else { return nil }
             return try transition(next, from: [.queued], to: .sending, countAttempt: true)
+        }
+    }
+
+    /// Sessions made offline that have prompts queued: each must be created on the bridge
+    /// (`session/new`) and remapped before its prompts can be claimed. Oldest first.
+    public func sessionsAwaitingCreation() throws -> [String] {
+        try database.query(
+            """
+            SELECT s.session_id FROM sessions s
+            WHERE s.origin = 'local' AND EXISTS (SELECT 1 FROM outbox o WHERE o.session_id = s.session_id AND o.state = 'queued')
+            ORDER BY s.first_seen_at, s.session_id
+            """
+        ) { $0.string(0) }
+    }
+
+    /// Settles prompts left `sending` by a process that stopped before their answer came: back to
+    /// `queued` when the bridge de-duplicates re-sends (`client_message_id`), otherwise
+    /// `unconfirmed`, for the user to decide. Returns the items changed.
+    @discardableResult
+    public func settleInterruptedSends(canResendSafely: Bool) throws -> [OutboxItem] {
+        try write {
+            let interrupted = try outboxItems(in: [.sending])
+            return try interrupted.map { item in
+                canResendSafely
+                    ? try transition(item.id, from: [.sending], to: .queued)
+                    : try transition(item.id, from: [.sending], to: .unconfirmed,
+                                     error: "the answer was lost when the connection or the program stopped")
+            }
         }
     }
 

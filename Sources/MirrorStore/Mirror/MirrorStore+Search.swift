@@ -61,8 +61,12 @@ extension MirrorStore {
     }
 
     /// An FTS5 query matching every word of `text`, each quoted; nil when there are no words.
+    /// Control characters (NUL included) separate words, as whitespace does.
     static func ftsQuery(for text: String) -> String? {
-        let terms = text.split(whereSeparator: \.isWhitespace).compactMap { word -> String? in
+        let isSeparator = { (character: Character) in
+            character.isWhitespace || character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        }
+        let terms = text.split(whereSeparator: isSeparator).map { word -> String in
             let isPrefix = word.count > 1 && word.hasSuffix("*")
             let body = isPrefix ? word.dropLast() : word[...]
             let quoted = "\"" + body.replacing("\"", with: "\"\"") + "\""

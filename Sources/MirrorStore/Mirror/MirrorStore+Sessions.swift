@@ -90,6 +90,10 @@ extension MirrorStore {
             guard try session(id: localID) != nil else { throw MirrorStoreError.unknownSession(id: localID) }
             if try session(id: serverID) == nil {
                 try database.run("UPDATE sessions SET session_id = ?, origin = 'server' WHERE session_id = ?", [serverID, localID])
+                try database.run(
+                    "UPDATE sync_cursors SET scope = ? WHERE scope = ?",
+                    [SyncScope.session(serverID).key, SyncScope.session(localID).key]
+                )
             } else {
                 let offset = try nextOrdinal(in: serverID)
                 let first = try database.scalarInt64("SELECT min(ordinal) FROM events WHERE session_id = ?", [localID]) ?? 0
@@ -103,11 +107,9 @@ extension MirrorStore {
                     "UPDATE sessions SET local_event_count = (SELECT count(*) FROM events WHERE session_id = ?1) WHERE session_id = ?1",
                     [serverID]
                 )
+                // The bridge's session keeps its own watermark.
+                try database.run("DELETE FROM sync_cursors WHERE scope = ?", [SyncScope.session(localID).key])
             }
-            try database.run(
-                "UPDATE OR REPLACE sync_cursors SET scope = ? WHERE scope = ?",
-                [SyncScope.session(serverID).key, SyncScope.session(localID).key]
-            )
         }
     }
 

@@ -21,11 +21,10 @@ public struct TailReplacement: Sendable, Equatable {
     public var isUnchanged: Bool { removed == 0 && inserted == 0 }
 }
 
-/// An event with its place in the mirror decided.
+/// An event with its place in its session's timeline decided.
 struct PlacedEvent {
     var event: NewEvent
     var ordinal: Int64
-    var eventID: Int64
 }
 
 extension MirrorStore {
@@ -39,7 +38,6 @@ extension MirrorStore {
         try write {
             let now = clock.now()
             let fresh = try eventsNotYetMirrored(events)
-            var eventID = try nextEventID()
             var nextOrdinals: [String: Int64] = [:]
             var appendedPerSession: [String: (count: Int64, lastTS: Int64?)] = [:]
             var placed: [PlacedEvent] = []
@@ -52,8 +50,7 @@ extension MirrorStore {
                     try touchSession(event.sessionID, now: now)
                     ordinal = try nextOrdinal(in: event.sessionID)
                 }
-                placed.append(PlacedEvent(event: event, ordinal: ordinal, eventID: eventID))
-                eventID += 1
+                placed.append(PlacedEvent(event: event, ordinal: ordinal))
                 nextOrdinals[event.sessionID] = ordinal + 1
                 let previous = appendedPerSession[event.sessionID]
                 appendedPerSession[event.sessionID] = (
@@ -118,21 +115,23 @@ extension MirrorStore {
                   mirrored[prefix].hash == fetched[prefix].contentHash.rawValue {
                 prefix += 1
             }
-            var result = TailReplacement(kept: prefix, removed: mirrored.count - prefix, inserted: 0, confirmed: 0)
+            // Live events that arrived after the fetch was made extend it rather than contradict it:
+            // when the fetch ends while still matching, trailing provisional events stay (unconfirmed).
+            let stale = prefix == fetched.count ? mirrored[prefix...].filter { !$0.provisional } : Array(mirrored[prefix...])
+            var result = TailReplacement(kept: prefix, removed: stale.count, inserted: 0, confirmed: 0)
             for event in mirrored[..<prefix] where event.provisional {
                 try database.run("UPDATE events SET provisional = 0 WHERE event_id = ?", [event.id])
                 result.confirmed += 1
             }
-            for event in mirrored[prefix...] {
+            for event in stale {
                 try database.run("DELETE FROM events WHERE event_id = ?", [event.id])
             }
             let firstOrdinal = try nextOrdinal(in: sessionID)
-            let firstEventID = try nextEventID()
             let tail = try eventsNotYetMirrored(Array(fetched[prefix...]))
             try insert(tail.enumerated().map { offset, event in
                 var event = event
                 event.sessionID = sessionID
-                return PlacedEvent(event: event, ordinal: firstOrdinal + Int64(offset), eventID: firstEventID + Int64(offset))
+                return PlacedEvent(event: event, ordinal: firstOrdinal + Int64(offset))
             })
             result.inserted = tail.count
             try database.run(
@@ -193,8 +192,12 @@ extension MirrorStore {
         )
     }
 
-    /// Inserts placed events, many rows per statement.
-    func insert(_ rows: [PlacedEvent]) throws {
+    /// Inserts placed events, many rows per statement, with new event ids; returns the first id
+    /// (the others follow it in order).
+    @discardableResult
+    func insert(_ rows: [PlacedEvent]) throws -> Int64 {
+        let firstEventID = try allocateEventIDs(rows.count)
+        var eventID = firstEventID
         var remaining = rows[...]
         while !remaining.isEmpty {
             let chunk = remaining.prefix(remaining.count >= Self.rowsPerInsert ? Self.rowsPerInsert : 1)
@@ -206,7 +209,8 @@ extension MirrorStore {
                 let event = row.event
                 try statement.bind(.text(event.sessionID), at: index)
                 try statement.bind(.integer(row.ordinal), at: index + 1)
-                try statement.bind(.integer(row.eventID), at: index + 2)
+                try statement.bind(.integer(eventID), at: index + 2)
+                eventID += 1
                 try statement.bind(event.seq.databaseValue, at: index + 3)
                 try statement.bind(event.timestamp.databaseValue, at: index + 4)
                 try statement.bind(.text(event.kind), at: index + 5)
@@ -219,6 +223,7 @@ extension MirrorStore {
             }
             try statement.run()
         }
+        return firstEventID
     }
 
     /// Rows per multi-row INSERT: fewer statements per page, far below SQLite's parameter limit.
@@ -233,9 +238,14 @@ extension MirrorStore {
             """
     }
 
-    /// The id after the highest event id in the mirror.
-    func nextEventID() throws -> Int64 {
-        (try database.scalarInt64("SELECT max(event_id) FROM events") ?? 0) + 1
+    /// Reserves `count` event ids that were never handed out before; returns the first.
+    private func allocateEventIDs(_ count: Int) throws -> Int64 {
+        let last = try database.scalarInt64("SELECT value FROM counters WHERE name = 'event_id'") ?? 0
+        try database.run(
+            "INSERT INTO counters (name, value) VALUES ('event_id', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
+            [last + Int64(count)]
+        )
+        return last + 1
     }
 
     /// The ordinal after the session's last event.

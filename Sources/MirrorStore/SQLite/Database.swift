@@ -61,12 +61,38 @@ public final class Database {
         try execute("PRAGMA wal_autocheckpoint = 16384")
     }
 
+    /// Calls `hook` with the table's name whenever this connection inserts, updates or deletes a
+    /// row of a rowid table (SQLite's update hook), inside the statement doing it; nil removes it.
+    public func setUpdateHook(_ hook: ((_ table: String) -> Void)?) {
+        updateHook = hook.map(UpdateHook.init)
+        guard let updateHook else {
+            sqlite3_update_hook(handle, nil, nil)
+            return
+        }
+        sqlite3_update_hook(handle, { context, _, _, table, _ in
+            guard let context, let table else { return }
+            Unmanaged<UpdateHook>.fromOpaque(context).takeUnretainedValue().call(String(cString: table))
+        }, Unmanaged.passUnretained(updateHook).toOpaque())
+    }
+
+    /// Keeps the update hook's closure alive while SQLite holds a pointer to it.
+    private final class UpdateHook {
+        let call: (String) -> Void
+
+        init(_ call: @escaping (String) -> Void) {
+            self.call = call
+        }
+    }
+
+    private var updateHook: UpdateHook?
+
     /// Sets how much memory SQLite may keep for this connection's page cache.
     public func setPageCacheSize(kibibytes: Int) throws(SQLiteError) {
         try execute("PRAGMA cache_size = -\(kibibytes)")
     }
 
     deinit {
+        sqlite3_update_hook(handle, nil, nil)
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -153,39 +179,70 @@ public final class Database {
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`) and commits it; rolls back when it
-    /// throws. Inside another transaction, runs as a savepoint of it.
+    /// throws. Inside another write transaction, runs as a savepoint of it; inside a read
+    /// transaction, fails (`SQLITE_MISUSE`): a read snapshot cannot become a write.
+    ///
+    /// An error thrown inside `body` must reach this method: catching it in `body` and going on
+    /// could write outside the transaction if SQLite had already rolled it back.
     public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        try transaction(begin: "BEGIN IMMEDIATE", body)
+        try transaction(.write, body)
     }
 
-    /// Runs `body` in a read transaction: every statement inside sees the same snapshot.
+    /// Runs `body` in a read transaction: every statement inside sees the same snapshot. Inside
+    /// another transaction, simply runs `body` in it.
     public func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try transaction(begin: "BEGIN DEFERRED", body)
+        try transaction(.read, body)
     }
 
-    private func transaction<T>(begin: String, _ body: () throws -> T) throws -> T {
-        if isInTransaction {
-            savepointDepth += 1
-            let name = "nested_\(savepointDepth)"
-            defer { savepointDepth -= 1 }
-            try execute("SAVEPOINT \(name)")
-            do {
-                let result = try body()
-                try execute("RELEASE \(name)")
-                return result
-            } catch {
-                try? execute("ROLLBACK TO \(name); RELEASE \(name)")
-                throw error
+    private enum TransactionKind {
+        case read
+        case write
+    }
+
+    /// The kind of the outermost transaction this connection opened, while it is open.
+    private var openTransaction: TransactionKind?
+
+    private func transaction<T>(_ kind: TransactionKind, _ body: () throws -> T) throws -> T {
+        if let outer = openTransaction {
+            guard kind == .write else { return try body() }
+            guard outer == .write else {
+                throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "a write cannot run inside a read transaction")
             }
+            return try savepoint(body)
         }
-        try execute(begin)
+        try execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        openTransaction = kind
+        defer { openTransaction = nil }
         do {
             let result = try body()
+            try ensureStillInTransaction()
             try execute("COMMIT")
             return result
         } catch {
             if isInTransaction { try? execute("ROLLBACK") }
             throw error
+        }
+    }
+
+    private func savepoint<T>(_ body: () throws -> T) throws -> T {
+        savepointDepth += 1
+        let name = "nested_\(savepointDepth)"
+        defer { savepointDepth -= 1 }
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try execute("RELEASE \(name)")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK TO \(name); RELEASE \(name)") }
+            throw error
+        }
+    }
+
+    /// Fails when SQLite rolled the transaction back by itself (after some I/O or memory errors).
+    private func ensureStillInTransaction() throws(SQLiteError) {
+        guard isInTransaction else {
+            throw SQLiteError(extendedCode: SQLITE_ABORT, message: "the transaction was rolled back after an earlier error")
         }
     }
 }
