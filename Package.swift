@@ -70,6 +70,18 @@ let package = Package(
             path: "tools/store-probe"
         ),
         .executableTarget(
+            name: "oa-bridge-sim",
+            dependencies: [
+                "Bridge",
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/bridge-sim"
+        ),
+        .executableTarget(
             name: "oa-store-demo",
             dependencies: [
                 "MirrorStore",
@@ -78,9 +90,18 @@ let package = Package(
             path: "tools/store-demo"
         ),
 
+        .target(
+            name: "TestSupport",
+            dependencies: ["Bridge"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "MirrorStoreTests",
-            dependencies: ["MirrorStore"]
+            dependencies: ["MirrorStore", "TestSupport"]
+        ),
+        .testTarget(
+            name: "BridgeTests",
+            dependencies: ["Bridge", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Where the repository and its neighbours are, found from this file's path.
+public enum Repository {
+    public static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let schemaDirectory = root.appending(path: "schema")
+    /// A copy of `../shared/fixtures/stock`, so the tests need nothing outside the repository.
+    public static let stockFixtures = root.appending(path: "Tests/Fixtures/stock")
+}
+
+/// The directory holding the package's built executables (beside the test bundle).
+public enum BuildProducts {
+    public static let directory: URL = {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: executable)
+        while url.pathComponents.count > 1, url.pathExtension != "xctest" {
+            url.deleteLastPathComponent()
+        }
+        return url.deletingLastPathComponent()
+    }()
+
+    public static func executable(_ name: String) -> URL {
+        directory.appending(path: name)
+    }
+}
+

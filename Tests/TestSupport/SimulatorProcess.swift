@@ -1,0 +1,103 @@
+import Bridge
+import Foundation
+
+/// A running `oa-bridge-sim` on 127.0.0.1 and a free port, stopped when released.
+public final class SimulatorProcess {
+    /// `ws://127.0.0.1:PORT`.
+    public let url: String
+    /// The simulator's history file.
+    public let databasePath: String
+    private let process = Process()
+
+    /// The sample desktop history (12 sessions, 299 events), copied into `directory`.
+    public static func sampleDatabase(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.path("history-\(UUID().uuidString).sqlite")
+        try FileManager.default.copyItem(at: Repository.stockFixtures.appending(path: "tinyvex-sample.sqlite"),
+                                         to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Starts the simulator and waits for its ready line.
+    ///
+    /// - Parameters:
+    ///   - database: the history file; `seed` fills it when it is new.
+    ///   - seed: (sessions, events) of a synthetic history.
+    ///   - port: 0 for any free port.
+    public init(flavor: String, database: String, seed: (sessions: Int, events: Int)? = nil, port: Int = 0) throws {
+        databasePath = database
+        process.executableURL = BuildProducts.executable("oa-bridge-sim")
+        var arguments = ["--flavor", flavor, "--port", String(port), "--db", database]
+        if let seed { arguments += ["--sessions", String(seed.sessions), "--events", String(seed.events)] }
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var buffer = Data()
+        while !buffer.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw SimulatorError.exited(String(decoding: buffer, as: UTF8.self)) }
+            buffer.append(chunk)
+        }
+        let line = String(decoding: buffer, as: UTF8.self)
+        guard let range = line.range(of: #"ws://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
+            throw SimulatorError.unexpectedOutput(line)
+        }
+        url = String(line[range])
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The port the simulator listens on.
+    public var port: Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
+
+    /// Stops the simulator (SIGTERM) and waits for it to exit.
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Kills the simulator with SIGKILL: no chance to finish anything.
+    public func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    public enum SimulatorError: Error {
+        case exited(String)
+        case unexpectedOutput(String)
+    }
+}
+
+/// A connection that drives the simulator through its `_sim/*` methods.
+public struct SimulatorControl: Sendable {
+    public let client: BridgeClient
+
+    public init(url: String) async throws {
+        client = try await BridgeClient.connect(to: url)
+    }
+
+    /// Persists `updates` to `sessionID` and broadcasts them; returns their seqs.
+    @discardableResult
+    public func append(_ sessionID: String, _ updates: [JSONValue], delivery: String = "normal") async throws -> [Int64] {
+        let (result, _) = try await client.call(
+            "_sim/append",
+            params: ["session_id": .string(sessionID), "updates": .array(updates), "delivery": .string(delivery)]
+        )
+        return (result["seqs"]?.arrayValue ?? []).compactMap(\.int64Value)
+    }
+
+    /// Calls any `_sim/*` method.
+    @discardableResult
+    public func call(_ method: String, _ params: JSONValue = [:]) async throws -> JSONValue {
+        try await client.call("_sim/" + method, params: params).result
+    }
+
+    /// An agent message chunk update.
+    public static func chunk(_ text: String, kind: String = "agent_message_chunk") -> JSONValue {
+        ["sessionUpdate": .string(kind), "content": ["content": ["type": "text", "text": .string(text)]]]
+    }
+}

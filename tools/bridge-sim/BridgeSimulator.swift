@@ -1,0 +1,349 @@
+import Bridge
+import Foundation
+import Logging
+
+/// Which bridge the simulator plays.
+enum Flavor: String, Sendable {
+    /// The desktop bridge as it is: Part 1 of the protocol notes, quirks included.
+    case stock
+    /// The stock bridge plus the history-cursor extension (Part 2).
+    case cursor
+}
+
+/// The simulated desktop bridge: routes every client's frames, keeps the history, broadcasts
+/// updates, and obeys the `_sim/*` control methods that tests and benchmarks use.
+actor BridgeSimulator {
+    let flavor: Flavor
+    private let history: SimulatorHistory
+    private let logger: Logger
+    private var connections: [Int: SimulatorConnection] = [:]
+    private var initialized: Set<Int> = []
+    private var nextConnectionID = 1
+    private var refuseUntil: ContinuousClock.Instant?
+    private var replyDelay: Duration = .zero
+    private var closeAfterFrames: Int?
+    private var prompts: [JSONValue] = []
+    private var encodingRandom = SplitMix64(seed: 0x5EED)
+    /// Stock bridges handle one request at a time.
+    private var handlingRequest = false
+    private var requestWaiters: [CheckedContinuation<Void, Never>] = []
+
+    init(flavor: Flavor, history: SimulatorHistory, logger: Logger) {
+        self.flavor = flavor
+        self.history = history
+        self.logger = logger
+    }
+
+    var summary: String { "\(history.sessions.count) sessions, \(history.eventCount) events" }
+
+    // MARK: Connections
+
+    /// False while `_sim/refuse_connections` is in force.
+    func acceptsConnections() -> Bool {
+        guard let refuseUntil else { return true }
+        return ContinuousClock.now >= refuseUntil
+    }
+
+    func register(_ makeConnection: (Int) -> SimulatorConnection) -> (SimulatorConnection, closeAfterFrames: Int?) {
+        let connection = makeConnection(nextConnectionID)
+        nextConnectionID += 1
+        connections[connection.id] = connection
+        return (connection, closeAfterFrames)
+    }
+
+    func unregister(_ connection: SimulatorConnection) {
+        connections.removeValue(forKey: connection.id)
+        initialized.remove(connection.id)
+        connection.finish()
+    }
+
+    /// Handles one frame from a client.
+    func receive(_ bytes: [UInt8], from connection: SimulatorConnection) async {
+        guard let frame = try? Frame(bytes: bytes), let method = frame.json["method"]?.stringValue else { return }
+        guard let id = frame.json["id"], !id.isNull else { return }  // notifications get no answer
+        let params = frame.json["params"] ?? [:]
+        guard initialized.contains(connection.id) || method == BridgeMethod.initialize else { return }
+        if flavor == .stock {
+            await waitForTurn()
+            defer { endTurn() }
+            await answer(method: method, id: id, params: params, connection: connection)
+        } else {
+            await answer(method: method, id: id, params: params, connection: connection)
+        }
+    }
+
+    private func waitForTurn() async {
+        if !handlingRequest {
+            handlingRequest = true
+            return
+        }
+        await withCheckedContinuation { requestWaiters.append($0) }
+    }
+
+    private func endTurn() {
+        if requestWaiters.isEmpty {
+            handlingRequest = false
+        } else {
+            requestWaiters.removeFirst().resume()
+        }
+    }
+
+    private func answer(method: String, id: JSONValue, params: JSONValue, connection: SimulatorConnection) async {
+        if replyDelay > .zero { try? await Task.sleep(for: replyDelay) }
+        let echoed = StockEncoding.echoedID(id)
+        do {
+            guard let result = try await result(of: method, params: params, connection: connection) else { return }
+            connection.send(Self.frame(id: echoed, resultBytes: result))
+        } catch let error as JSONRPCError {
+            let body: JSONValue = ["jsonrpc": "2.0", "id": echoed,
+                                   "error": ["code": .number(error.code), "message": .string(error.message)]]
+            connection.send(JSONWriter.bytes(of: body))
+        } catch {
+            logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
+            let body: JSONValue = ["jsonrpc": "2.0", "id": echoed, "error": ["code": -32603, "message": .string("\(error)")]]
+            connection.send(JSONWriter.bytes(of: body))
+        }
+    }
+
+    /// The result's JSON bytes, or nil for a method the bridge does not answer.
+    private func result(of method: String, params: JSONValue, connection: SimulatorConnection) async throws -> [UInt8]? {
+        switch method {
+        case BridgeMethod.initialize:
+            initialized.insert(connection.id)
+            return JSONWriter.bytes(of: initializeResult)
+        case BridgeMethod.recentSessions:
+            return JSONWriter.bytes(of: .array(history.recentSessions(limit: 10).map { session in
+                ["session_id": .string(session.id), "last_ts": .number(session.stats.lastTS),
+                 "message_count": .number(session.stats.count)]
+            }))
+        case BridgeMethod.sessionTimeline:
+            return try timeline(params)
+        case BridgeMethod.threadsList:
+            return JSONWriter.bytes(of: threads(params))
+        case BridgeMethod.sessionNew:
+            return try newSession(mode: "codex", id: UUID().uuidString)
+        case BridgeMethod.sessionPrompt:
+            return try prompt(params)
+        case BridgeMethod.sessionCancel:
+            guard params["session_id"]?.stringValue != nil else { throw JSONRPCError(code: -32602, message: "Missing required parameter: session_id") }
+            return JSONWriter.bytes(of: ["status": "no_active_session"])
+        case BridgeMethod.sessionSetMode:
+            guard let session = params["session_id"]?.stringValue, let mode = params["mode_id"]?.stringValue else {
+                throw JSONRPCError(code: -32602, message: "Invalid session/set_mode parameters")
+            }
+            try publish([(session, modeUpdate(mode))])
+            return JSONWriter.bytes(of: [:])
+        case BridgeMethod.historyChanges where flavor == .cursor:
+            return try changes(params)
+        case BridgeMethod.historySessions where flavor == .cursor:
+            return JSONWriter.bytes(of: sessionsPage(params))
+        case let control where control.hasPrefix("_sim/"):
+            return try JSONWriter.bytes(of: self.control(control, params: params, connection: connection))
+        default:
+            return nil  // the stock bridge never answers a method it does not know
+        }
+    }
+
+    private var initializeResult: JSONValue {
+        var extensions: [JSONMember] = [JSONMember("orchestrate_explore", true)]
+        if flavor == .cursor {
+            extensions += [JSONMember("history_cursor", 1), JSONMember("pipelining", true)]
+        }
+        return [
+            "protocol_version": "0.2.2",
+            "agent_capabilities": [
+                "load_session": false,
+                "prompt_capabilities": ["image": false, "audio": false, "embedded_context": false],
+                "mcp_capabilities": ["http": false, "sse": false],
+                "ext_capabilities": .object(extensions),
+            ],
+            "auth_methods": [],
+            "agent_info": ["name": "openagents-mac", "title": "OpenAgents macOS (simulated)", "version": "0.1.0"],
+            "_meta": ["working_directory": "/Users/sim/code/project"],
+        ]
+    }
+
+    // MARK: History methods
+
+    private func timeline(_ params: JSONValue) throws -> [UInt8] {
+        guard let session = params["session_id"]?.stringValue else {
+            throw JSONRPCError(code: -32602, message: "Missing required parameter: session_id")
+        }
+        let events = try history.timeline(sessionID: session, limit: params["limit"]?.int64Value.map(Int.init))
+        var items: [JSONValue] = []
+        items.reserveCapacity(events.count)
+        for event in events {
+            guard let update = try? JSONParser.parse(event.updateJSON), StockEncoding.isDecodable(update) else { continue }
+            items.append(["session_id": .string(session), "update": StockEncoding.reencoded(update, using: &encodingRandom)])
+        }
+        return JSONWriter.bytes(of: .array(items))
+    }
+
+    private func changes(_ params: JSONValue) throws -> [UInt8] {
+        let since = max(params["since"]?.int64Value ?? 0, 0)
+        let limit = Int(min(max(params["limit"]?.int64Value ?? 1000, 1), 5000))
+        let events = try history.changes(since: since, limit: limit)
+        var bytes = Array(#"{"items":["#.utf8)
+        var first = true
+        for event in events where (try? JSONParser.parse(event.updateJSON)) != nil {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            bytes += Array(#"{"seq":\#(event.seq),"session_id":"#.utf8) + JSONWriter.bytes(of: .string(event.sessionID))
+            bytes += Array(#","ts":\#(event.ts),"update":"#.utf8) + event.updateJSON + [UInt8(ascii: "}")]
+        }
+        let next = events.last?.seq ?? since
+        let hasMore = next < history.lastSeq
+        bytes += Array(#"],"next":\#(next),"has_more":\#(hasMore)}"#.utf8)
+        return bytes
+    }
+
+    private func sessionsPage(_ params: JSONValue) -> JSONValue {
+        let limit = Int(min(max(params["limit"]?.int64Value ?? 1000, 1), 1000))
+        let after = params["after"]?.stringValue ?? ""
+        let ids = history.sessions.keys.filter { $0 > after }.sorted()
+        let page = ids.prefix(limit)
+        let items: [JSONValue] = page.compactMap { id in
+            guard let stats = history.sessions[id] else { return nil }
+            var members = [JSONMember("session_id", .string(id)), JSONMember("last_ts", .number(stats.lastTS)),
+                           JSONMember("message_count", .number(stats.count)), JSONMember("last_seq", .number(stats.lastSeq))]
+            if let title = stats.title { members.append(JSONMember("title", .string(title))) }
+            if let mode = stats.mode { members.append(JSONMember("mode", .string(mode))) }
+            return .object(members)
+        }
+        let next: JSONValue = ids.count > limit ? page.last.map { .string($0) } ?? .null : .null
+        return ["items": .array(items), "next": next]
+    }
+
+    private func threads(_ params: JSONValue) -> JSONValue {
+        let topK = Int(min(max(params["topK"]?.int64Value ?? 10, 1), 10))
+        let items: [JSONValue] = (0..<12).map { index in
+            let updated = Int64(1_730_716_000_000 - index * 3_600_000)
+            var members = [JSONMember("id", .string("rollout-sim-\(index)")), JSONMember("source", index % 3 == 0 ? "claude_code" : "codex"),
+                           JSONMember("updated_at", .number(updated))]
+            if index % 2 == 0 {
+                members += [JSONMember("title", .string("Simulated thread \(index)")), JSONMember("created_at", .number(updated - 900_000)),
+                            JSONMember("last_message_ts", .number(updated - 10_000)), JSONMember("message_count", .number(index * 7 + 3))]
+            }
+            return .object(members)
+        }
+        return ["items": .array(Array(items.prefix(topK)))]
+    }
+
+    // MARK: Session methods
+
+    private func newSession(mode: String, id: String) throws -> [UInt8] {
+        let answer = JSONWriter.bytes(of: ["session_id": .string(id)])
+        // The desktop answers first, then persists and broadcasts the mode.
+        Task { try? self.publish([(id, self.modeUpdate(mode))]) }
+        return answer
+    }
+
+    private func prompt(_ params: JSONValue) throws -> [UInt8] {
+        guard let session = params["session_id"]?.stringValue, let blocks = params["prompt"]?.arrayValue else {
+            throw JSONRPCError(code: -32602, message: "Invalid session/prompt parameters")
+        }
+        let text = blocks.compactMap { $0["text"]?.stringValue }.joined(separator: "\n")
+        guard !text.isEmpty else { throw JSONRPCError(code: -32602, message: "Empty prompt") }
+        let clientMessageID = flavor == .cursor ? params["_meta"]?["client_message_id"]?.stringValue : nil
+        if let clientMessageID, let status = try history.knownClientMessage(clientMessageID) {
+            return JSONWriter.bytes(of: ["status": .string(status), "_meta": ["duplicate": true]])
+        }
+        var record: [JSONMember] = [JSONMember("session_id", .string(session)), JSONMember("text", .string(text))]
+        if let clientMessageID {
+            record.append(JSONMember("client_message_id", .string(clientMessageID)))
+            try history.recordClientMessage(clientMessageID, sessionID: session, status: "started", at: Self.nowMilliseconds())
+        }
+        prompts.append(.object(record))
+        Task { try? self.publish(ScriptedAgent.reply(to: text).map { (session, $0) }) }
+        return JSONWriter.bytes(of: ["status": "started"])
+    }
+
+    private func modeUpdate(_ mode: String) -> [UInt8] {
+        JSONWriter.bytes(of: ["sessionUpdate": "current_mode_update", "current_mode_id": .string(mode)])
+    }
+
+    // MARK: Publishing
+
+    /// Persists updates, then broadcasts each to every initialized client.
+    @discardableResult
+    private func publish(_ updates: [(sessionID: String, json: [UInt8])], delivery: String = "normal") throws -> [Int64] {
+        var ts = Self.nowMilliseconds()
+        let stored = try history.append(updates.map { update in
+            ts = max(ts, (history.sessions[update.sessionID]?.lastTS ?? 0) + 1)
+            return (update.sessionID, ts, update.json)
+        })
+        var frames = stored.map(notification)
+        switch delivery {
+        case "duplicate": frames = frames.flatMap { [$0, $0] }
+        case "reverse": frames.reverse()
+        default: break
+        }
+        for connectionID in initialized.sorted() {
+            guard let connection = connections[connectionID] else { continue }
+            frames.forEach(connection.send)
+        }
+        return stored.map(\.seq)
+    }
+
+    private func notification(_ event: SimulatorHistory.StoredEvent) -> [UInt8] {
+        var bytes = Array(#"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"#.utf8)
+        bytes += JSONWriter.bytes(of: .string(event.sessionID)) + Array(#","update":"#.utf8) + event.updateJSON
+        if flavor == .cursor {
+            bytes += Array(#","_meta":{"seq":\#(event.seq),"ts":\#(event.ts)}"#.utf8)
+        }
+        return bytes + Array("}}".utf8)
+    }
+
+    // MARK: Control
+
+    private func control(_ method: String, params: JSONValue, connection: SimulatorConnection) throws -> JSONValue {
+        switch method {
+        case "_sim/append":
+            guard let session = params["session_id"]?.stringValue, let updates = params["updates"]?.arrayValue else {
+                throw JSONRPCError(code: -32602, message: "_sim/append needs session_id and updates")
+            }
+            let seqs = try publish(updates.map { (session, JSONWriter.bytes(of: $0)) },
+                                   delivery: params["delivery"]?.stringValue ?? "normal")
+            return ["seqs": .array(seqs.map { .number($0) })]
+        case "_sim/create_session":
+            let id = params["session_id"]?.stringValue ?? UUID().uuidString
+            try publish([(id, modeUpdate(params["mode"]?.stringValue ?? "codex"))])
+            return ["session_id": .string(id)]
+        case "_sim/drop_connections":
+            let includeSelf = params["include_self"]?.boolValue ?? false
+            let dropped = connections.values.filter { includeSelf || $0.id != connection.id }
+            dropped.forEach { $0.drop() }
+            return ["dropped": .number(dropped.count)]
+        case "_sim/refuse_connections":
+            let milliseconds = params["ms"]?.int64Value ?? 0
+            refuseUntil = ContinuousClock.now + .milliseconds(milliseconds)
+            return [:]
+        case "_sim/set_reply_delay":
+            replyDelay = .milliseconds(params["ms"]?.int64Value ?? 0)
+            return [:]
+        case "_sim/close_after_frames":
+            closeAfterFrames = params["frames"]?.int64Value.map(Int.init)
+            return [:]
+        case "_sim/prompts":
+            return ["prompts": .array(prompts)]
+        case "_sim/send_raw":
+            let frames = (params["frames"]?.arrayValue ?? []).compactMap(\.stringValue)
+            let targets = params["to"]?.stringValue == "all" ? Array(connections.values) : [connection]
+            for target in targets { frames.forEach { target.send(Array($0.utf8)) } }
+            return ["sent": .number(frames.count * targets.count)]
+        case "_sim/stats":
+            return ["connections": .number(connections.count), "sessions": .number(history.sessions.count),
+                    "events": .number(history.eventCount), "last_seq": .number(history.lastSeq)]
+        default:
+            throw JSONRPCError(code: -32601, message: "Unknown control method \(method)")
+        }
+    }
+
+    private static func frame(id: JSONValue, resultBytes: [UInt8]) -> [UInt8] {
+        Array(#"{"jsonrpc":"2.0","id":"#.utf8) + JSONWriter.bytes(of: id) + Array(#","result":"#.utf8) + resultBytes + [UInt8(ascii: "}")]
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+}

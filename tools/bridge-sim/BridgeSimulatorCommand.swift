@@ -1,0 +1,100 @@
+import ArgumentParser
+import Bridge
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+
+/// `oa-bridge-sim`: a stand-in for the OpenAgents desktop bridge, on 127.0.0.1.
+@main
+struct BridgeSimulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "oa-bridge-sim",
+        abstract: "Simulate the OpenAgents desktop bridge (JSON-RPC 2.0 over WebSocket) on 127.0.0.1.",
+        discussion: """
+            Serves a history kept in a SQLite file in the desktop's acp_events layout: a real desktop
+            database, or a synthetic one seeded when the file is new (--sessions, --events, --seed).
+            The simulator writes to that file (new sessions, prompts' replies): give it a copy.
+
+            --flavor stock behaves as the desktop bridge does today, quirks included; --flavor cursor
+            adds the history-cursor extension. Tests drive it with _sim/* methods (see docs).
+            Prints one line, "oa-bridge-sim ready on ws://127.0.0.1:PORT …", once it accepts connections.
+
+            Example: oa-bridge-sim --flavor stock --db /tmp/history.sqlite --sessions 20 --events 2000
+            """
+    )
+
+    @Option(help: "stock or cursor.")
+    var flavor: String = "cursor"
+
+    @Option(help: "Port on 127.0.0.1 (0: any free port, printed when ready).")
+    var port: Int = 9099
+
+    @Option(help: "The history file (created if missing).")
+    var db: String
+
+    @Option(help: "Sessions to seed a new, empty history with.")
+    var sessions: Int = 0
+
+    @Option(help: "Events to seed a new, empty history with.")
+    var events: Int = 0
+
+    @Option(help: "Seed of the synthetic history.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "Log every connection and request.")
+    var verbose = false
+
+    func validate() throws {
+        guard Flavor(rawValue: flavor) != nil else { throw ValidationError("--flavor must be stock or cursor") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        guard sessions >= 0, events >= 0 else { throw ValidationError("--sessions and --events cannot be negative") }
+        guard (sessions == 0) == (events == 0) else { throw ValidationError("give --sessions and --events together") }
+    }
+
+    func run() async throws {
+        var configuredLogger = Logger(label: "oa-bridge-sim")
+        configuredLogger.logLevel = verbose ? .debug : .warning
+        let logger = configuredLogger
+        let history = try SimulatorHistory(path: db)
+        if history.eventCount == 0, events > 0 {
+            try SyntheticHistory(sessions: sessions, events: events, seed: seed).generate { batch in
+                _ = try history.append(batch)
+            }
+        }
+        let simulator = BridgeSimulator(flavor: Flavor(rawValue: flavor) ?? .cursor, history: history, logger: logger)
+        let summary = await simulator.summary
+        let flavorName = flavor
+        let app = Application(
+            router: Router(),
+            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 256 << 20))) { _, channel, _ in
+                guard await simulator.acceptsConnections() else { return .dontUpgrade }
+                return .upgrade([:]) { inbound, outbound, _ in
+                    let (connection, closeAfterFrames) = await simulator.register { SimulatorConnection(id: $0, channel: channel) }
+                    await withTaskGroup(of: Void.self) { group in
+                        group.addTask { await connection.runWriter(outbound, closeAfterFrames: closeAfterFrames) }
+                        do {
+                            for try await message in inbound.messages(maxSize: 256 << 20) {
+                                switch message {
+                                case .text(let text): await simulator.receive(Array(text.utf8), from: connection)
+                                case .binary(let buffer): await simulator.receive(Array(buffer: buffer), from: connection)
+                                }
+                            }
+                        } catch {
+                            logger.debug("connection ended", metadata: ["error": "\(error)"])
+                        }
+                        await simulator.unregister(connection)
+                    }
+                }
+            },
+            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "oa-bridge-sim"),
+            onServerRunning: { channel in
+                let boundPort = channel.localAddress?.port ?? 0
+                let line = "oa-bridge-sim ready on ws://127.0.0.1:\(boundPort) (flavor \(flavorName), \(summary))\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            },
+            logger: logger
+        )
+        try await app.runService()
+    }
+}

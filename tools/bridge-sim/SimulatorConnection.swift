@@ -1,0 +1,52 @@
+import Logging
+import NIOCore
+import WSCore
+
+/// One client connection of the simulator: frames to it go through a queue, so that everything
+/// sent to a connection keeps the order it was queued in.
+final class SimulatorConnection: Sendable {
+    let id: Int
+    private let queue: AsyncStream<[UInt8]>.Continuation
+    private let frames: AsyncStream<[UInt8]>
+    private let channel: any Channel
+
+    init(id: Int, channel: any Channel) {
+        self.id = id
+        self.channel = channel
+        (frames, queue) = AsyncStream<[UInt8]>.makeStream()
+    }
+
+    /// Queues a text frame.
+    func send(_ bytes: [UInt8]) {
+        queue.yield(bytes)
+    }
+
+    /// Drops the TCP connection at once, with no WebSocket close handshake.
+    func drop() {
+        queue.finish()
+        channel.close(promise: nil)
+    }
+
+    /// Writes queued frames until the connection ends; with `closeAfterFrames`, drops the
+    /// connection right after writing that many.
+    func runWriter(_ outbound: WebSocketOutboundWriter, closeAfterFrames: Int?) async {
+        var written = 0
+        for await bytes in frames {
+            do {
+                try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
+            } catch {
+                return
+            }
+            written += 1
+            if let closeAfterFrames, written >= closeAfterFrames {
+                drop()
+                return
+            }
+        }
+    }
+
+    /// Ends the writer when the client went away.
+    func finish() {
+        queue.finish()
+    }
+}

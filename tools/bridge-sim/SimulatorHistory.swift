@@ -1,0 +1,127 @@
+import Bridge
+import MirrorStore
+
+/// The simulator's history: a SQLite file in the desktop's stock `acp_events` layout, plus two
+/// tables of its own for the cursor extension's idempotent prompts.
+///
+/// A history-cursor bridge's global `seq` is the row's `event_id` (contiguous as long as nothing
+/// is deleted, which the simulator never does).
+final class SimulatorHistory {
+    /// What the simulator knows of one session, kept in memory and updated on every append.
+    struct SessionStats {
+        var lastTS: Int64
+        var count: Int64
+        var lastSeq: Int64
+        var mode: String?
+        var title: String?
+    }
+
+    /// One stored event.
+    struct StoredEvent {
+        var seq: Int64
+        var sessionID: String
+        var ts: Int64
+        var updateJSON: [UInt8]
+    }
+
+    let database: Database
+    private(set) var sessions: [String: SessionStats] = [:]
+
+    init(path: String) throws {
+        database = try Database(path: path)
+        try database.enableWriteAheadLogging()
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS acp_events (event_id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
+              seq INTEGER NOT NULL, ts INTEGER NOT NULL, update_json TEXT NOT NULL, meta_json TEXT NULL, index_hints TEXT NULL);
+            CREATE INDEX IF NOT EXISTS acp_events_by_session_seq ON acp_events (session_id, seq);
+            CREATE INDEX IF NOT EXISTS acp_events_by_ts ON acp_events (ts);
+            CREATE TABLE IF NOT EXISTS conversation_titles (session_id TEXT PRIMARY KEY, title TEXT NOT NULL, updated_at INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS sim_client_messages (client_message_id TEXT PRIMARY KEY, session_id TEXT NOT NULL,
+              status TEXT NOT NULL, received_at INTEGER NOT NULL);
+            """)
+        try loadSessionStats()
+    }
+
+    var eventCount: Int64 { sessions.values.reduce(0) { $0 + $1.count } }
+    var lastSeq: Int64 { sessions.values.map(\.lastSeq).max() ?? 0 }
+
+    private func loadSessionStats() throws {
+        let rows = try database.query(
+            "SELECT session_id, max(ts), count(*), max(event_id) FROM acp_events GROUP BY session_id"
+        ) { ($0.string(0), SessionStats(lastTS: $0.int64(1), count: $0.int64(2), lastSeq: $0.int64(3))) }
+        sessions = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        let modes = try database.query(
+            """
+            SELECT session_id, update_json FROM acp_events
+            WHERE update_json LIKE '%current_mode_update%' ORDER BY event_id
+            """
+        ) { ($0.string(0), $0.bytes(1)) }
+        for (sessionID, json) in modes {
+            if let mode = (try? JSONParser.parse(json))?["current_mode_id"]?.stringValue { sessions[sessionID]?.mode = mode }
+        }
+        for (sessionID, title) in try database.query("SELECT session_id, title FROM conversation_titles", [], { ($0.string(0), $0.string(1)) }) {
+            sessions[sessionID]?.title = title
+        }
+    }
+
+    /// Stores events (each an update object's JSON) in one transaction; returns them with their seqs.
+    func append(_ updates: [(sessionID: String, ts: Int64, json: [UInt8])]) throws -> [StoredEvent] {
+        try database.writeTransaction {
+            try updates.map { update in
+                try database.run(
+                    "INSERT INTO acp_events (session_id, seq, ts, update_json) VALUES (?, 0, ?, ?)",
+                    [update.sessionID, update.ts, DatabaseValue.textBytes(update.json)]
+                )
+                let seq = database.lastInsertRowID
+                var stats = sessions[update.sessionID] ?? SessionStats(lastTS: update.ts, count: 0, lastSeq: seq)
+                stats.lastTS = max(stats.lastTS, update.ts)
+                stats.count += 1
+                stats.lastSeq = seq
+                if let mode = (try? JSONParser.parse(update.json))?["current_mode_id"]?.stringValue { stats.mode = mode }
+                sessions[update.sessionID] = stats
+                return StoredEvent(seq: seq, sessionID: update.sessionID, ts: update.ts, updateJSON: update.json)
+            }
+        }
+    }
+
+    /// The `limit` sessions with the newest events.
+    func recentSessions(limit: Int) -> [(id: String, stats: SessionStats)] {
+        sessions.map { (id: $0.key, stats: $0.value) }
+            .sorted { ($0.stats.lastTS, $0.id) > ($1.stats.lastTS, $1.id) }
+            .prefix(limit).map { $0 }
+    }
+
+    /// A session's events by time, oldest first (the stock server's order); the oldest `limit`.
+    func timeline(sessionID: String, limit: Int?) throws -> [StoredEvent] {
+        try database.query(
+            "SELECT event_id, session_id, ts, update_json FROM acp_events WHERE session_id = ? ORDER BY ts LIMIT ?",
+            [sessionID, limit ?? -1],
+            Self.storedEvent
+        )
+    }
+
+    /// Events after `since`, in seq order.
+    func changes(since: Int64, limit: Int) throws -> [StoredEvent] {
+        try database.query(
+            "SELECT event_id, session_id, ts, update_json FROM acp_events WHERE event_id > ? ORDER BY event_id LIMIT ?",
+            [since, limit],
+            Self.storedEvent
+        )
+    }
+
+    /// The prompt result recorded for a client message id, if it was seen before.
+    func knownClientMessage(_ id: String) throws -> String? {
+        try database.queryFirst("SELECT status FROM sim_client_messages WHERE client_message_id = ?", [id]) { $0.string(0) }
+    }
+
+    func recordClientMessage(_ id: String, sessionID: String, status: String, at time: Int64) throws {
+        try database.run(
+            "INSERT OR IGNORE INTO sim_client_messages (client_message_id, session_id, status, received_at) VALUES (?, ?, ?, ?)",
+            [id, sessionID, status, time]
+        )
+    }
+
+    private static func storedEvent(_ row: Row) -> StoredEvent {
+        StoredEvent(seq: row.int64(0), sessionID: row.string(1), ts: row.int64(2), updateJSON: row.bytes(3))
+    }
+}

@@ -1,0 +1,86 @@
+import Bridge
+
+/// A deterministic synthetic history for an empty simulator database: `events` events over
+/// `sessions` sessions, shaped like a desktop's (a mode, a user message, streamed thoughts and
+/// replies, tool calls with results, plans), events of the sessions interleaved in time.
+struct SyntheticHistory {
+    let sessions: Int
+    let events: Int
+    let seed: UInt64
+
+    static let words = """
+        parser token build test swift bridge session timeline mirror cursor backoff socket frame reply \
+        prompt agent thought plan tool call update error output render export markdown search index \
+        query commit page sync offline outbox retry queue fixture desktop client server schema reader
+        """.split(separator: " ").map(String.init)
+
+    /// Calls `emit` with batches of (session, ts, update JSON), in time order.
+    func generate(batchSize: Int = 10_000, _ emit: ([(sessionID: String, ts: Int64, json: [UInt8])]) throws -> Void) throws {
+        guard sessions > 0, events > 0 else { return }
+        var random = SplitMix64(seed: seed)
+        var produced = Array(repeating: 0, count: sessions)
+        var batch: [(sessionID: String, ts: Int64, json: [UInt8])] = []
+        var ts: Int64 = 1_731_000_000_000
+        for index in 0..<events {
+            // The first `sessions` events open every session in turn; then sessions are picked at random.
+            let session = index < sessions ? index : Int(random.next() % UInt64(sessions))
+            let ordinal = produced[session]
+            produced[session] += 1
+            ts += Int64(random.next() % 40)
+            batch.append((Self.sessionID(session, seed: seed), ts, Array(update(ordinal: ordinal, session: session, random: &random).utf8)))
+            if batch.count == batchSize {
+                try emit(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { try emit(batch) }
+    }
+
+    static func sessionID(_ index: Int, seed: UInt64) -> String {
+        var random = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
+        let hex = (0..<4).map { _ in String(random.next(), radix: 16, uppercase: true) }.joined()
+        let digits = Array(hex.padding(toLength: 32, withPad: "0", startingAt: 0))
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
+    }
+
+    private func update(ordinal: Int, session: Int, random: inout SplitMix64) -> String {
+        func sentence(_ count: Int) -> String {
+            (0..<count).map { _ in Self.words[Int(random.next() % UInt64(Self.words.count))] }.joined(separator: " ")
+        }
+        func chunk(_ kind: String, _ text: String) -> String {
+            #"{"sessionUpdate":"\#(kind)","content":{"content":{"type":"text","text":"\#(text)"}}}"#
+        }
+        switch ordinal {
+        case 0: return #"{"sessionUpdate":"current_mode_update","current_mode_id":"\#(session % 2 == 0 ? "codex" : "claude-code")"}"#
+        case 1: return chunk("user_message_chunk", "Please fix the \(sentence(4))")
+        default: break
+        }
+        let callID = "call-\(session)-\(ordinal)"
+        switch random.next() % 20 {
+        case 0...9: return chunk("agent_message_chunk", sentence(Int(3 + random.next() % 6)) + " ")
+        case 10...12: return chunk("agent_thought_chunk", "Considering \(sentence(4)).")
+        case 13...14: return #"{"sessionUpdate":"tool_call","tool_call":{"call_id":"\#(callID)","name":"Bash","arguments":{"command":"swift test --filter \#(sentence(1))"}}}"#
+        case 15...16: return #"{"sessionUpdate":"tool_call_update","tool_call_update":{"call_id":"call-\#(session)-\#(ordinal - 1)","status":"completed","output":{"stdout":"\#(sentence(5))"}}}"#
+        case 17: return #"{"sessionUpdate":"plan","plan":{"entries":[{"content":"\#(sentence(3))","priority":"high","status":"in_progress"},{"content":"\#(sentence(3))","priority":"medium","status":"pending"}]}}"#
+        case 18: return chunk("user_message_chunk", "And also \(sentence(5))")
+        default: return #"{"sessionUpdate":"available_commands_update","available_commands":[{"name":"review","description":"Review the diff"}]}"#
+        }
+    }
+}
+
+/// SplitMix64: a small deterministic generator.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
