@@ -46,7 +46,7 @@ public final class SimulatorProcess {
     }
 
     deinit {
-        stop()
+        kill()
     }
 
     /// The port the simulator listens on.

@@ -63,12 +63,15 @@ actor BridgeSimulator {
         guard let id = frame.json["id"], !id.isNull else { return }  // notifications get no answer
         let params = frame.json["params"] ?? [:]
         guard initialized.contains(connection.id) || method == BridgeMethod.initialize else { return }
-        if flavor == .stock {
+        if method.hasPrefix("_sim/") {
+            // Control methods are not part of the simulated bridge: no delay, no queueing.
+            await answer(method: method, id: id, params: params, connection: connection, delay: .zero)
+        } else if flavor == .stock {
             await waitForTurn()
             defer { endTurn() }
-            await answer(method: method, id: id, params: params, connection: connection)
+            await answer(method: method, id: id, params: params, connection: connection, delay: replyDelay)
         } else {
-            await answer(method: method, id: id, params: params, connection: connection)
+            await answer(method: method, id: id, params: params, connection: connection, delay: replyDelay)
         }
     }
 
@@ -88,8 +91,13 @@ actor BridgeSimulator {
         }
     }
 
-    private func answer(method: String, id: JSONValue, params: JSONValue, connection: SimulatorConnection) async {
-        if replyDelay > .zero { try? await Task.sleep(for: replyDelay) }
+    private func answer(method: String, id: JSONValue, params: JSONValue, connection: SimulatorConnection, delay: Duration) async {
+        // A delayed answer to a connection that is gone is never sent; stop waiting for it early.
+        let deadline = ContinuousClock.now + delay
+        while ContinuousClock.now < deadline, connection.isOpen {
+            try? await Task.sleep(for: min(.milliseconds(20), deadline - ContinuousClock.now))
+        }
+        guard connection.isOpen else { return }
         let echoed = StockEncoding.echoedID(id)
         do {
             guard let result = try await result(of: method, params: params, connection: connection) else { return }

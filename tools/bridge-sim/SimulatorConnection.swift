@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import Synchronization
 import WSCore
 
 /// One client connection of the simulator: frames to it go through a queue, so that everything
@@ -9,6 +10,7 @@ final class SimulatorConnection: Sendable {
     private let queue: AsyncStream<[UInt8]>.Continuation
     private let frames: AsyncStream<[UInt8]>
     private let channel: any Channel
+    private let open = Atomic<Bool>(true)
 
     init(id: Int, channel: any Channel) {
         self.id = id
@@ -21,8 +23,12 @@ final class SimulatorConnection: Sendable {
         queue.yield(bytes)
     }
 
+    /// False once the connection was dropped or ended.
+    var isOpen: Bool { open.load(ordering: .relaxed) }
+
     /// Drops the TCP connection at once, with no WebSocket close handshake.
     func drop() {
+        open.store(false, ordering: .relaxed)
         queue.finish()
         channel.close(promise: nil)
     }
@@ -47,6 +53,7 @@ final class SimulatorConnection: Sendable {
 
     /// Ends the writer when the client went away.
     func finish() {
+        open.store(false, ordering: .relaxed)
         queue.finish()
     }
 }
