@@ -82,6 +82,14 @@ let package = Package(
             path: "tools/bridge-sim"
         ),
         .executableTarget(
+            name: "oa-bridge-bench",
+            dependencies: [
+                "Bridge",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/bridge-bench"
+        ),
+        .executableTarget(
             name: "oa-store-demo",
             dependencies: [
                 "MirrorStore",

@@ -59,6 +59,16 @@ public final class SimulatorProcess {
         process.waitUntilExit()
     }
 
+    /// Freezes the simulator (SIGSTOP): its sockets stay open but nothing answers, not even pings.
+    public func freeze() {
+        Foundation.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a frozen simulator run again (SIGCONT).
+    public func thaw() {
+        Foundation.kill(process.processIdentifier, SIGCONT)
+    }
+
     /// Kills the simulator with SIGKILL: no chance to finish anything.
     public func kill() {
         guard process.isRunning else { return }

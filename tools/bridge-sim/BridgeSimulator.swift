@@ -23,6 +23,9 @@ actor BridgeSimulator {
     private var replyDelay: Duration = .zero
     private var closeAfterFrames: Int?
     private var prompts: [JSONValue] = []
+    /// Requests received and not yet answered, per connection; and the most seen at once.
+    private var inFlight: [Int: Int] = [:]
+    private var maxInFlight = 0
     private var encodingRandom = SplitMix64(seed: 0x5EED)
     /// Stock bridges handle one request at a time.
     private var handlingRequest = false
@@ -66,12 +69,23 @@ actor BridgeSimulator {
         if method.hasPrefix("_sim/") {
             // Control methods are not part of the simulated bridge: no delay, no queueing.
             await answer(method: method, id: id, params: params, connection: connection, delay: .zero)
-        } else if flavor == .stock {
+            return
+        }
+        inFlight[connection.id, default: 0] += 1
+        maxInFlight = max(maxInFlight, inFlight[connection.id, default: 0])
+        if flavor == .stock {
+            // One request at a time: the connection's next frame waits for this answer.
             await waitForTurn()
-            defer { endTurn() }
             await answer(method: method, id: id, params: params, connection: connection, delay: replyDelay)
+            endTurn()
+            inFlight[connection.id, default: 1] -= 1
         } else {
-            await answer(method: method, id: id, params: params, connection: connection, delay: replyDelay)
+            // Pipelining: the connection's next frame is read while this one is being answered.
+            let delay = replyDelay
+            Task {
+                await self.answer(method: method, id: id, params: params, connection: connection, delay: delay)
+                self.inFlight[connection.id, default: 1] -= 1
+            }
         }
     }
 
@@ -288,7 +302,7 @@ actor BridgeSimulator {
         }
         for connectionID in initialized.sorted() {
             guard let connection = connections[connectionID] else { continue }
-            frames.forEach(connection.send)
+            for frame in frames { connection.send(frame) }
         }
         return stored.map(\.seq)
     }
@@ -337,11 +351,13 @@ actor BridgeSimulator {
         case "_sim/send_raw":
             let frames = (params["frames"]?.arrayValue ?? []).compactMap(\.stringValue)
             let targets = params["to"]?.stringValue == "all" ? Array(connections.values) : [connection]
-            for target in targets { frames.forEach { target.send(Array($0.utf8)) } }
+            let binary = params["binary"]?.boolValue ?? false
+            for target in targets { frames.forEach { target.send(Array($0.utf8), binary: binary) } }
             return ["sent": .number(frames.count * targets.count)]
         case "_sim/stats":
             return ["connections": .number(connections.count), "sessions": .number(history.sessions.count),
-                    "events": .number(history.eventCount), "last_seq": .number(history.lastSeq)]
+                    "events": .number(history.eventCount), "last_seq": .number(history.lastSeq),
+                    "max_in_flight": .number(maxInFlight)]
         default:
             throw JSONRPCError(code: -32601, message: "Unknown control method \(method)")
         }

@@ -7,20 +7,20 @@ import WSCore
 /// sent to a connection keeps the order it was queued in.
 final class SimulatorConnection: Sendable {
     let id: Int
-    private let queue: AsyncStream<[UInt8]>.Continuation
-    private let frames: AsyncStream<[UInt8]>
+    private let queue: AsyncStream<(bytes: [UInt8], binary: Bool)>.Continuation
+    private let frames: AsyncStream<(bytes: [UInt8], binary: Bool)>
     private let channel: any Channel
     private let open = Atomic<Bool>(true)
 
     init(id: Int, channel: any Channel) {
         self.id = id
         self.channel = channel
-        (frames, queue) = AsyncStream<[UInt8]>.makeStream()
+        (frames, queue) = AsyncStream<(bytes: [UInt8], binary: Bool)>.makeStream()
     }
 
-    /// Queues a text frame.
-    func send(_ bytes: [UInt8]) {
-        queue.yield(bytes)
+    /// Queues a frame: text, or binary (which a bridge may also send JSON in).
+    func send(_ bytes: [UInt8], binary: Bool = false) {
+        queue.yield((bytes, binary))
     }
 
     /// False once the connection was dropped or ended.
@@ -37,9 +37,13 @@ final class SimulatorConnection: Sendable {
     /// connection right after writing that many.
     func runWriter(_ outbound: WebSocketOutboundWriter, closeAfterFrames: Int?) async {
         var written = 0
-        for await bytes in frames {
+        for await frame in frames {
             do {
-                try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
+                if frame.binary {
+                    try await outbound.write(.binary(ByteBuffer(bytes: frame.bytes)))
+                } else {
+                    try await outbound.write(.text(String(decoding: frame.bytes, as: UTF8.self)))
+                }
             } catch {
                 return
             }

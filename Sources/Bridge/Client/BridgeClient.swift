@@ -40,14 +40,35 @@ public actor BridgeClient {
 
     /// Connects to the bridge at `url` and completes the `initialize` handshake.
     ///
-    /// - Parameter isRetry: a reconnect attempt, which waits `retryHandshakeTimeout` for the
-    ///   handshake instead of `firstHandshakeTimeout`.
+    /// The handshake timeout covers everything: the TCP connection, the WebSocket upgrade and the
+    /// answer to `initialize`.
+    ///
+    /// - Parameter isRetry: a reconnect attempt, which waits `retryHandshakeTimeout` instead of
+    ///   `firstHandshakeTimeout` (a desktop waking from sleep may be slow).
     public static func connect(
         to url: String,
         options: BridgeClientOptions = BridgeClientOptions(),
         isRetry: Bool = false,
         logger: Logger = Logger(label: "openagents.bridge")
     ) async throws -> BridgeClient {
+        let timeout = isRetry ? options.retryHandshakeTimeout : options.firstHandshakeTimeout
+        return try await withThrowingTaskGroup(of: BridgeClient?.self) { group in
+            group.addTask {
+                try await open(url: url, options: options, handshakeTimeout: timeout, logger: logger)
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let client = first else {
+                throw BridgeError.handshakeTimedOut(url: url, after: timeout)
+            }
+            return client
+        }
+    }
+
+    private static func open(url: String, options: BridgeClientOptions, handshakeTimeout: Duration, logger: Logger) async throws -> BridgeClient {
         let connection = try await WebSocketConnection.open(
             url: url,
             maximumMessageSize: options.maximumMessageSize,
@@ -56,12 +77,15 @@ public actor BridgeClient {
         )
         let client = BridgeClient(connection: connection, url: url, options: options, logger: logger)
         await client.startReading()
-        let timeout = isRetry ? options.retryHandshakeTimeout : options.firstHandshakeTimeout
         do {
-            try await client.handshake(timeout: timeout)
+            try await withTaskCancellationHandler {
+                try await client.handshake(timeout: handshakeTimeout)
+            } onCancel: {
+                connection.abort()
+            }
         } catch {
             await client.close()
-            if case BridgeError.timedOut = error { throw BridgeError.handshakeTimedOut(url: url, after: timeout) }
+            if case BridgeError.timedOut = error { throw BridgeError.handshakeTimedOut(url: url, after: handshakeTimeout) }
             throw error
         }
         return client

@@ -101,7 +101,12 @@ final class WebSocketConnection: Sendable {
             }
         }
         do {
-            try await opened.wait()
+            try await withTaskCancellationHandler {
+                try await opened.wait()
+            } onCancel: {
+                task.cancel()
+                opened.fail(CancellationError())
+            }
         } catch let error as BridgeError {
             throw error
         } catch {

@@ -1,0 +1,126 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import Bridge
+
+/// How the client behaves when the network or the bridge misbehaves.
+@Suite("Connection behaviour")
+struct ConnectionBehaviourTests {
+    func sampleSimulator(_ flavor: String, in directory: TemporaryDirectory) throws -> SimulatorProcess {
+        try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
+    }
+
+    @Test("one request at a time on a stock bridge; several with pipelining", arguments: ["stock", "cursor"])
+    func requestsInFlight(flavor: String) async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator(flavor, in: directory)
+        let control = try await SimulatorControl(url: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url)
+        try await control.call("set_reply_delay", ["ms": 200])
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 { group.addTask { try await client.recentSessions().count } }
+            for try await count in group { #expect(count == 10) }
+        }
+        let inFlight = try await control.call("stats")["max_in_flight"]?.int64Value
+        if flavor == "stock" {
+            #expect(inFlight == 1)
+        } else {
+            #expect((inFlight ?? 0) > 1)
+        }
+        await client.close()
+    }
+
+    @Test("a bridge that stops answering, pings included, is found dead by keepalive")
+    func keepaliveFindsADeadBridge() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator("stock", in: directory)
+        let options = BridgeClientOptions(requestTimeout: .seconds(120), keepaliveInterval: .milliseconds(300))
+        let client = try await BridgeClient.connect(to: simulator.url, options: options)
+        simulator.freeze()
+        defer { simulator.thaw() }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: BridgeError.self) { try await client.recentSessions() }
+        guard case .connectionClosed? = error else {
+            Issue.record("expected connectionClosed, got \(String(describing: error))")
+            return
+        }
+        #expect(ContinuousClock.now - started < .seconds(30), "found dead by keepalive, long before the request timeout")
+    }
+
+    @Test("a bridge that accepts the socket but never answers fails the handshake in time")
+    func handshakeTimeout() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator("stock", in: directory)
+        simulator.freeze()
+        defer { simulator.thaw() }
+        let options = BridgeClientOptions(firstHandshakeTimeout: .milliseconds(400), retryHandshakeTimeout: .milliseconds(700))
+        await #expect(throws: BridgeError.handshakeTimedOut(url: simulator.url, after: .milliseconds(400))) {
+            try await BridgeClient.connect(to: simulator.url, options: options)
+        }
+        await #expect(throws: BridgeError.handshakeTimedOut(url: simulator.url, after: .milliseconds(700))) {
+            try await BridgeClient.connect(to: simulator.url, options: options, isRetry: true)
+        }
+    }
+
+    @Test("a cancelled request ends at once and the client goes on")
+    func cancellation() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator("cursor", in: directory)
+        let control = try await SimulatorControl(url: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url)
+        try await control.call("set_reply_delay", ["ms": 30_000])
+        let waiting = Task { try await client.recentSessions() }
+        let started = ContinuousClock.now
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        try await control.call("set_reply_delay", ["ms": 0])
+        #expect(try await client.recentSessions().count == 10)
+        await client.close()
+    }
+
+    @Test("refused connections fail to connect, and connect again once allowed")
+    func refusedConnections() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator("stock", in: directory)
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.call("refuse_connections", ["ms": 60_000])
+        await #expect(throws: BridgeError.self) { try await BridgeClient.connect(to: simulator.url) }
+        try await control.call("refuse_connections", ["ms": 0])
+        let client = try await BridgeClient.connect(to: simulator.url)
+        #expect(try await client.recentSessions().count == 10)
+        await client.close()
+    }
+
+    @Test("a connection closed after N frames fails what is still waiting")
+    func closeAfterFrames() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator("stock", in: directory)
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.call("close_after_frames", ["frames": 3])
+        let client = try await BridgeClient.connect(to: simulator.url)
+        _ = try await client.recentSessions()
+        _ = try await client.threads()
+        let error = await #expect(throws: BridgeError.self) { try await client.recentSessions() }
+        guard case .connectionClosed? = error else {
+            Issue.record("expected connectionClosed, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test("JSON in binary frames is read like text frames")
+    func binaryFrames() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator("stock", in: directory)
+        let client = try await BridgeClient.connect(to: simulator.url)
+        let update = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"B","update":{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in binary"}}}}}"#
+        _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "binary": true])
+        for await notification in client.notifications {
+            guard case .sessionUpdate(let received) = notification else { continue }
+            #expect(received.sessionID == "B")
+            #expect(received.update.summary.text == "in binary")
+            break
+        }
+        await client.close()
+    }
+}
