@@ -7,10 +7,11 @@ let package = Package(
     products: [
         .library(name: "MirrorStore", targets: ["MirrorStore"]),
         .library(name: "Bridge", targets: ["Bridge"]),
+        .library(name: "SyncEngine", targets: ["SyncEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.3.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
@@ -40,6 +41,39 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+
+        // Layer 4: the sync engine: catch-up, live updates, reconnects, the outbox.
+        .target(
+            name: "SyncEngine",
+            dependencies: [
+                "MirrorStore",
+                "Bridge",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 5: the command layer shared by oa-sync and oa-repl.
+        .target(
+            name: "Commands",
+            dependencies: [
+                "MirrorStore",
+                "Bridge",
+                "SyncEngine",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 6: the programs.
+        .executableTarget(
+            name: "oa-sync",
+            dependencies: [
+                "Commands",
+                "SyncEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

@@ -45,16 +45,18 @@ public actor BridgeClient {
     ///
     /// - Parameter isRetry: a reconnect attempt, which waits `retryHandshakeTimeout` instead of
     ///   `firstHandshakeTimeout` (a desktop waking from sleep may be slow).
+    /// - Parameter onWebSocketOpen: called once the WebSocket is open, before `initialize` is sent.
     public static func connect(
         to url: String,
         options: BridgeClientOptions = BridgeClientOptions(),
         isRetry: Bool = false,
-        logger: Logger = Logger(label: "openagents.bridge")
+        logger: Logger = Logger(label: "openagents.bridge"),
+        onWebSocketOpen: @escaping @Sendable () async -> Void = {}
     ) async throws -> BridgeClient {
         let timeout = isRetry ? options.retryHandshakeTimeout : options.firstHandshakeTimeout
         return try await withThrowingTaskGroup(of: BridgeClient?.self) { group in
             group.addTask {
-                try await open(url: url, options: options, handshakeTimeout: timeout, logger: logger)
+                try await open(url: url, options: options, handshakeTimeout: timeout, logger: logger, onWebSocketOpen: onWebSocketOpen)
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
@@ -68,13 +70,20 @@ public actor BridgeClient {
         }
     }
 
-    private static func open(url: String, options: BridgeClientOptions, handshakeTimeout: Duration, logger: Logger) async throws -> BridgeClient {
+    private static func open(
+        url: String,
+        options: BridgeClientOptions,
+        handshakeTimeout: Duration,
+        logger: Logger,
+        onWebSocketOpen: @Sendable () async -> Void
+    ) async throws -> BridgeClient {
         let connection = try await WebSocketConnection.open(
             url: url,
             maximumMessageSize: options.maximumMessageSize,
             keepaliveInterval: options.keepaliveInterval,
             logger: logger
         )
+        await onWebSocketOpen()
         let client = BridgeClient(connection: connection, url: url, options: options, logger: logger)
         await client.startReading()
         do {
@@ -93,12 +102,15 @@ public actor BridgeClient {
 
     /// Closes the connection; waiting requests fail with `connectionClosed`.
     public func close() async {
-        await connection.close()
         connectionEnded(reason: "closed by this client")
+        await connection.close()
     }
 
     /// True once the connection is gone.
     public var isClosed: Bool { closedReason != nil }
+
+    /// Why the connection is gone (nil while it is open).
+    public var closeReason: String? { closedReason }
 
     // MARK: Requests
 

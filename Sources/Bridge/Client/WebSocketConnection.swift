@@ -1,5 +1,7 @@
+import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 import WSClient
 
@@ -88,8 +90,8 @@ final class WebSocketConnection: Sendable {
                     reason = "closed by the bridge (\(close.closeCode)\(close.reason.map { ": \($0)" } ?? ""))"
                 }
             } catch {
-                reason = "\(error)"
-                opened.fail(BridgeError.connectionFailed(url: url, reason: "\(error)"))
+                reason = Self.describe(error)
+                opened.fail(BridgeError.connectionFailed(url: url, reason: reason))
             }
             opened.fail(BridgeError.connectionClosed(reason: reason))
             events.yield(.closed(reason: reason))
@@ -113,6 +115,21 @@ final class WebSocketConnection: Sendable {
             throw .connectionFailed(url: url, reason: "\(error)")
         }
         return WebSocketConnection(inbound: inbound, commands: commands, task: task)
+    }
+
+    /// A short reason for a failed connection: the system's words for an errno where there is one.
+    static func describe(_ error: any Error) -> String {
+        if let connectionError = error as? NIOConnectionError,
+           let ioError = connectionError.connectionErrors.lazy.compactMap({ $0.error as? IOError }).first {
+            return String(cString: strerror(ioError.errnoCode)).lowercased()
+        }
+        if let ioError = error as? IOError {
+            return String(cString: strerror(ioError.errnoCode)).lowercased()
+        }
+        if let clientError = error as? WebSocketClientError {
+            return "\(clientError)"
+        }
+        return "\(error)"
     }
 
     /// Sends a text frame; returns once it is written.

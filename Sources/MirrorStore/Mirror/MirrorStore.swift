@@ -110,6 +110,12 @@ public final class MirrorStore {
         if descriptor >= 0 { close(descriptor) }
     }
 
+    /// A number that changes whenever another connection commits to the mirror
+    /// (`PRAGMA data_version`): a cheap way to notice other processes' writes.
+    public func dataVersion() throws -> Int64 {
+        try database.scalarInt64("PRAGMA data_version") ?? 0
+    }
+
     /// Runs `body` in one write transaction.
     public func write<T>(_ body: () throws -> T) throws -> T {
         try database.writeTransaction(body)

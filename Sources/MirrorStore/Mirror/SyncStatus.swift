@@ -11,6 +11,9 @@ public enum SyncStatusKey {
     public static let connectionState = "connection_state"
     public static let lastSuccessAt = "last_success_at"
     public static let lastError = "last_error"
+    public static let lastErrorAt = "last_error_at"
+    /// The history cursor after the last catch-up (history-cursor bridges).
+    public static let historyCursor = "history_cursor"
 }
 
 extension MirrorStore {

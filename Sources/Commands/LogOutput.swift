@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+
+/// How log lines are written to standard error.
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// `2026-11-22T02:06:16.123Z info state state=live url=ws://…` — readable, and journal-friendly.
+    case text
+    /// One JSON object per line: `{"ts":"…","level":"info","label":"…","message":"…","state":"live"}`.
+    case json
+}
+
+/// A swift-log handler writing one line per message to standard error, never to standard output
+/// (which belongs to results).
+public struct StandardErrorLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let format: LogFormat
+
+    public init(label: String, format: LogFormat, level: Logger.Level) {
+        self.label = label
+        self.format = format
+        self.logLevel = level
+    }
+
+    /// Makes every logger of the process write this way.
+    public static func bootstrap(format: LogFormat, level: Logger.Level) {
+        LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, format: format, level: level) }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let time = formatter.string(from: Date())
+        let line: String
+        switch format {
+        case .text:
+            let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quotedIfNeeded("\($0.value)"))" }
+            line = ([time, event.level.rawValue, event.message.description] + fields).joined(separator: " ")
+        case .json:
+            var object: [String: String] = ["ts": time, "level": event.level.rawValue, "label": label, "message": event.message.description]
+            for (key, value) in merged where object[key] == nil { object[key] = "\(value)" }
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            line = String(decoding: data, as: UTF8.self)
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    private static func quotedIfNeeded(_ value: String) -> String {
+        value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) ? "\"" + value.replacing("\"", with: "\\\"") + "\"" : value
+    }
+}

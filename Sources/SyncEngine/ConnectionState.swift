@@ -1,0 +1,16 @@
+/// Where the engine is with the bridge, as `oa-sync` shows it and writes it to the mirror's status.
+///
+/// `offline → connecting → handshaking → syncing → live`, and back to `offline` (then
+/// `connecting` after the backoff) whenever the connection is lost.
+public enum ConnectionState: String, Sendable, CaseIterable {
+    /// Not connected; waiting to try again.
+    case offline
+    /// Opening the WebSocket.
+    case connecting
+    /// Waiting for the answer to `initialize`.
+    case handshaking
+    /// Catching up: pages of history, timelines, queued prompts.
+    case syncing
+    /// Caught up; applying live updates as they come.
+    case live
+}

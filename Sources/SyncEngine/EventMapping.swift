@@ -1,0 +1,52 @@
+import Bridge
+import MirrorStore
+
+/// Turns what the bridge sends into what the mirror stores: the update's exact bytes, its kind and
+/// text as `UpdateSummary` reads them, and a content hash.
+///
+/// Timeline items of a stock bridge are re-encoded on every fetch (any key order), so their hash
+/// is taken over the canonical JSON; elsewhere the seq identifies an event, and the hash is of the
+/// bytes received.
+enum EventMapping {
+    static func event(_ change: HistoryChange) -> NewEvent {
+        let summary = change.update.summary
+        return NewEvent(sessionID: change.sessionID, seq: change.seq, timestamp: change.ts, kind: summary.kind,
+                        text: summary.text, updateJSON: change.update.rawBytes)
+    }
+
+    static func event(_ item: TimelineItem) -> NewEvent {
+        let summary = item.update.summary
+        return NewEvent(sessionID: item.sessionID, kind: summary.kind, text: summary.text, updateJSON: item.update.rawBytes,
+                        contentHash: ContentHash(of: item.update.canonicalBytes))
+    }
+
+    /// A live update: with a seq from a history-cursor bridge; provisional from a stock one, until
+    /// the next timeline fetch confirms it (hashed like a fetched item, so that it can).
+    static func event(_ notification: SessionUpdateNotification) -> NewEvent {
+        let summary = notification.update.summary
+        let provisional = notification.seq == nil
+        return NewEvent(
+            sessionID: notification.sessionID, seq: notification.seq, timestamp: notification.ts, kind: summary.kind,
+            text: summary.text, updateJSON: notification.update.rawBytes,
+            contentHash: provisional ? ContentHash(of: notification.update.canonicalBytes) : nil,
+            provisional: provisional
+        )
+    }
+
+    static func sessionRecord(_ session: HistorySession) -> SessionRecord {
+        SessionRecord(sessionID: session.sessionID, title: session.title, mode: session.mode, lastTS: session.lastTS,
+                      serverEventCount: session.messageCount, serverLastSeq: session.lastSeq)
+    }
+
+    static func threadRecord(_ thread: ThreadItem) -> ThreadRecord {
+        ThreadRecord(threadID: thread.id, title: thread.title, source: thread.source, createdAt: thread.createdAt,
+                     updatedAt: thread.updatedAt, lastMessageTS: thread.lastMessageTS, messageCount: thread.messageCount,
+                     itemJSON: thread.rawBytes)
+    }
+
+    /// The mode a `current_mode_update` sets, if the update is one.
+    static func mode(of update: SessionUpdate) -> String? {
+        if case .currentModeUpdate(let mode) = update.variant { return mode }
+        return nil
+    }
+}

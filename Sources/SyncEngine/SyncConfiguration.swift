@@ -1,0 +1,77 @@
+import Bridge
+import Foundation
+
+/// How long to wait before reconnecting: exponential backoff with full jitter.
+///
+/// Attempt `n` (from 0) waits a uniformly random time in `0…min(cap, initial × multiplierⁿ)`, so
+/// that many clients losing one bridge do not come back in step. A connection that stayed up for
+/// `healthyAfter` resets the count.
+public struct BackoffPolicy: Sendable, Equatable {
+    public var initial: Duration
+    public var multiplier: Double
+    public var cap: Duration
+    public var healthyAfter: Duration
+
+    public init(initial: Duration = .milliseconds(500), multiplier: Double = 2, cap: Duration = .seconds(30),
+                healthyAfter: Duration = .seconds(30)) {
+        self.initial = initial
+        self.multiplier = multiplier
+        self.cap = cap
+        self.healthyAfter = healthyAfter
+    }
+
+    /// The longest wait before attempt `attempt`.
+    public func ceiling(forAttempt attempt: Int) -> Duration {
+        let initialSeconds = initial.seconds
+        let grown = initialSeconds * pow(multiplier, Double(min(attempt, 64)))
+        return .seconds(min(cap.seconds, grown.isFinite ? grown : cap.seconds))
+    }
+
+    /// A random wait before attempt `attempt`.
+    public func delay(forAttempt attempt: Int, using random: inout some RandomNumberGenerator) -> Duration {
+        .seconds(Double.random(in: 0...ceiling(forAttempt: attempt).seconds, using: &random))
+    }
+}
+
+/// Everything the sync engine needs to know besides the mirror.
+public struct SyncConfiguration: Sendable {
+    /// `ws://HOST:PORT` of the bridge.
+    public var bridgeURL: String
+    public var clientOptions: BridgeClientOptions
+    public var backoff: BackoffPolicy
+    /// Events asked for per `tinyvex/history.changes` page (1…5000).
+    public var changesPageSize: Int
+    /// Pages are committed together until a transaction holds about this many events (each
+    /// transaction still holds the cursor that covers its events).
+    public var eventsPerTransaction: Int
+    /// A stock session with live updates is fetched again once it was quiet this long, to confirm them.
+    public var refetchAfterQuiet: Duration
+    /// How often the engine looks for prompts queued by other processes.
+    public var outboxPollInterval: Duration
+
+    public init(
+        bridgeURL: String,
+        clientOptions: BridgeClientOptions = BridgeClientOptions(clientInfo: ClientInfo(name: "oa-sync", title: "OpenAgents Mirror", version: "0.1.0")),
+        backoff: BackoffPolicy = BackoffPolicy(),
+        changesPageSize: Int = 5000,
+        eventsPerTransaction: Int = 20_000,
+        refetchAfterQuiet: Duration = .seconds(2),
+        outboxPollInterval: Duration = .milliseconds(250)
+    ) {
+        self.bridgeURL = bridgeURL
+        self.clientOptions = clientOptions
+        self.backoff = backoff
+        self.changesPageSize = changesPageSize
+        self.eventsPerTransaction = eventsPerTransaction
+        self.refetchAfterQuiet = refetchAfterQuiet
+        self.outboxPollInterval = outboxPollInterval
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    public var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

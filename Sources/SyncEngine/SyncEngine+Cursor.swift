@@ -1,0 +1,73 @@
+import Bridge
+import MirrorStore
+
+/// Catching up and staying live with a history-cursor bridge.
+extension SyncEngine {
+    /// Fills session metadata from `tinyvex/history.sessions`, then pages `tinyvex/history.changes`
+    /// from the mirror's cursor to the end. Pages are committed together with the cursor that
+    /// covers them, up to `eventsPerTransaction` events a transaction.
+    func catchUpByCursor(_ client: BridgeClient) async throws {
+        var sessionCount = 0
+        var expectedLastSeq: Int64 = 0
+        var after: String?
+        repeat {
+            let page = try await client.historySessions(after: after, limit: 1000)
+            try store.upsertSessions(page.items.map(EventMapping.sessionRecord))
+            sessionCount += page.items.count
+            expectedLastSeq = max(expectedLastSeq, page.items.compactMap(\.lastSeq).max() ?? 0)
+            after = page.next
+        } while after != nil
+
+        let started = ContinuousClock.now
+        let startCursor = try store.historyCursor()
+        var since = startCursor
+        var written = 0
+        var hasMore = true
+        while hasMore {
+            var batch: [NewEvent] = []
+            repeat {
+                let page = try await client.historyChanges(since: since, limit: configuration.changesPageSize)
+                batch.append(contentsOf: page.items.map(EventMapping.event))
+                since = max(since, page.next)
+                hasMore = page.hasMore && !page.items.isEmpty
+            } while hasMore && batch.count < configuration.eventsPerTransaction
+            let outcome = try store.appendEvents(batch, advancingHistoryCursorTo: since)
+            try recordModes(batch)
+            written += outcome.inserted
+            report.eventsWritten += outcome.inserted
+            let elapsed = (ContinuousClock.now - started).seconds
+            progress(SyncProgress(
+                sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
+                eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
+                eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0
+            ))
+        }
+        logger.info("caught up", metadata: ["events": "\(written)", "cursor": "\(since)", "sessions": "\(sessionCount)"])
+    }
+
+    /// Applies a live update with a seq: the next one is appended with the cursor; one already
+    /// mirrored is ignored; one past a gap sends the engine back to paging from the cursor.
+    func applyLive(_ update: SessionUpdateNotification, seq: Int64, client: BridgeClient) async throws {
+        let cursor = try store.historyCursor()
+        if seq <= cursor { return }
+        if seq == cursor + 1 {
+            let event = EventMapping.event(update)
+            let outcome = try store.appendEvents([event], advancingHistoryCursorTo: seq)
+            report.eventsWritten += outcome.inserted
+            try recordModes([event])
+            return
+        }
+        logger.info("gap in live updates; paging from the cursor", metadata: ["cursor": "\(cursor)", "seq": "\(seq)"])
+        try await catchUpByCursor(client)
+    }
+
+    /// Notes the mode of every mode update among `events`.
+    func recordModes(_ events: [NewEvent]) throws {
+        var modes: [String: String] = [:]
+        for event in events where event.kind == "current_mode_update" {
+            if let mode = EventMapping.mode(of: SessionUpdate(rawBytes: event.updateJSON)) { modes[event.sessionID] = mode }
+        }
+        guard !modes.isEmpty else { return }
+        try store.upsertSessions(modes.map { SessionRecord(sessionID: $0.key, mode: $0.value) })
+    }
+}

@@ -1,0 +1,79 @@
+import Bridge
+import MirrorStore
+
+/// Catching up and staying live with a stock bridge, which has no history cursor: timelines are
+/// fetched whole, and a timeline is fetched again when its `(last_ts, message_count)` moved.
+extension SyncEngine {
+    /// Lists the recent sessions and refetches each whose watermark moved since its last fetch
+    /// (plus those that had live updates). The watermark recorded is the bridge's own, so a
+    /// session whose stored rows the bridge cannot all decode is not fetched again and again.
+    func catchUpByTimelines(_ client: BridgeClient) async throws {
+        let recent = try await client.recentSessions()
+        try store.upsertSessions(recent.map {
+            SessionRecord(sessionID: $0.sessionID, lastTS: $0.lastTS, serverEventCount: $0.messageCount)
+        })
+        var stale: [(id: String, watermark: SessionWatermark?)] = []
+        for session in recent {
+            let watermark = SessionWatermark(lastTS: session.lastTS, messageCount: session.messageCount)
+            if try store.watermark(for: session.sessionID) != watermark || liveSessions[session.sessionID] != nil {
+                stale.append((session.sessionID, watermark))
+            }
+        }
+        for sessionID in liveSessions.keys.sorted() where !recent.contains(where: { $0.sessionID == sessionID }) {
+            stale.append((sessionID, nil))
+        }
+        let started = ContinuousClock.now
+        var written = 0
+        for (index, session) in stale.enumerated() {
+            written += try await refetch(session.id, watermark: session.watermark, client: client)
+            let elapsed = (ContinuousClock.now - started).seconds
+            progress(SyncProgress(sessionsDone: index + 1, sessionsTotal: stale.count, events: written, eventsTotal: nil,
+                                  eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0))
+        }
+        logger.info("caught up", metadata: ["timelines_fetched": "\(stale.count)", "events_written": "\(written)"])
+    }
+
+    /// Fetches a session's timeline and makes it the mirrored one (keeping the common prefix).
+    /// Returns the events written.
+    @discardableResult
+    func refetch(_ sessionID: String, watermark: SessionWatermark?, client: BridgeClient) async throws -> Int {
+        let requestedAt = ContinuousClock.now
+        let items = try await client.sessionTimeline(sessionID: sessionID, timeout: .seconds(120))
+        let events = items.map(EventMapping.event)
+        let outcome = try store.replaceTimelineTail(sessionID: sessionID, with: events, watermark: watermark)
+        if let mode = items.reversed().lazy.compactMap({ EventMapping.mode(of: $0.update) }).first {
+            try store.upsertSessions([SessionRecord(sessionID: sessionID, mode: mode)])
+        }
+        if let lastLive = liveSessions[sessionID], lastLive <= requestedAt {
+            liveSessions.removeValue(forKey: sessionID)
+        }
+        report.timelinesFetched += 1
+        report.eventsWritten += outcome.inserted
+        return outcome.inserted
+    }
+
+    /// Shows a live update at once, provisional until the session's next fetch confirms it.
+    func applyProvisional(_ update: SessionUpdateNotification) throws {
+        let event = EventMapping.event(update)
+        let outcome = try store.appendEvents([event])
+        report.eventsWritten += outcome.inserted
+        try recordModes([event])
+        liveSessions[update.sessionID] = ContinuousClock.now
+    }
+
+    /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.
+    func refetchQuietSessions(_ client: BridgeClient) async throws {
+        let now = ContinuousClock.now
+        let quiet = liveSessions.filter { now - $0.value >= configuration.refetchAfterQuiet }.keys.sorted()
+        guard !quiet.isEmpty else { return }
+        let recent = try await client.recentSessions()
+        for sessionID in quiet {
+            let listed = recent.first { $0.sessionID == sessionID }
+            let watermark = listed.map { SessionWatermark(lastTS: $0.lastTS, messageCount: $0.messageCount) }
+            if let listed {
+                try store.upsertSessions([SessionRecord(sessionID: sessionID, lastTS: listed.lastTS, serverEventCount: listed.messageCount)])
+            }
+            try await refetch(sessionID, watermark: watermark, client: client)
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Bridge
+import Logging
+import MirrorStore
+
+/// Keeps a mirror converging to what the bridge knows: catches up (by history cursor, or by
+/// refetching stock timelines whose watermark moved), applies live updates, delivers queued
+/// prompts, and reconnects with backoff when the connection is lost.
+///
+/// The engine owns its `MirrorStore` connection: it is the mirror's one writer while it runs.
+public actor SyncEngine {
+    let store: MirrorStore
+    let configuration: SyncConfiguration
+    let logger: Logger
+    private let observer: @Sendable (SyncEvent) -> Void
+    private(set) var state: ConnectionState = .offline
+    private var random = SystemRandomNumberGenerator()
+
+    /// Stock bridges: sessions that received live updates, and when the last one came.
+    var liveSessions: [String: ContinuousClock.Instant] = [:]
+    /// The mirror's `PRAGMA data_version` when the outbox was last looked at.
+    var outboxVersion: Int64 = -1
+    var report: SyncReport
+
+    /// - Parameters:
+    ///   - mirrorPath: the mirror file (created and migrated if needed).
+    ///   - observer: told of state changes, progress and problems, from the engine's executor.
+    public init(
+        mirrorPath: String,
+        configuration: SyncConfiguration,
+        logger: Logger = Logger(label: "openagents.sync"),
+        observer: @escaping @Sendable (SyncEvent) -> Void = { _ in }
+    ) throws {
+        store = try MirrorStore(path: mirrorPath)
+        self.configuration = configuration
+        self.logger = logger
+        self.observer = observer
+        report = SyncReport(bridgeURL: configuration.bridgeURL, historyCursor: false, eventsWritten: 0, timelinesFetched: 0,
+                            promptsSent: 0, promptsFailed: 0, promptsUnconfirmed: 0, seconds: 0)
+    }
+
+    // MARK: Running
+
+    /// Connects once, catches up, delivers every deliverable queued prompt, and returns what it did.
+    ///
+    /// - Throws: `BridgeError` when the bridge cannot be reached or fails mid-way; store errors.
+    public func syncOnce() async throws -> SyncReport {
+        let started = ContinuousClock.now
+        resetReport()
+        do {
+            let client = try await connect(isRetry: false)
+            do {
+                try await catchUp(client)
+                try await deliverOutbox(client)
+                try recordSuccess()
+            } catch {
+                await client.close()
+                throw error
+            }
+            await client.close()
+        } catch {
+            try? recordProblem(error)
+            setState(.offline)
+            throw error
+        }
+        setState(.offline)
+        report.seconds = (ContinuousClock.now - started).seconds
+        return report
+    }
+
+    /// Mirrors until the calling task is cancelled: connects, catches up, stays live, and
+    /// reconnects with backoff whenever the connection is lost. Returns when cancelled.
+    public func run() async {
+        var attempt = 0
+        while !Task.isCancelled {
+            let connectedAt = ContinuousClock.now
+            do {
+                let client = try await connect(isRetry: attempt > 0)
+                do {
+                    try await catchUp(client)
+                    try await deliverOutbox(client)
+                    try recordSuccess()
+                    setState(.live)
+                    try await stayLive(client)
+                } catch {
+                    await client.close()
+                    throw error
+                }
+            } catch is CancellationError {
+                break
+            } catch {
+                if Task.isCancelled { break }
+                try? recordProblem(error)
+            }
+            attempt = ContinuousClock.now - connectedAt >= configuration.backoff.healthyAfter ? 0 : attempt + 1
+            setState(.offline)
+            let delay = configuration.backoff.delay(forAttempt: max(attempt - 1, 0), using: &random)
+            logger.info("reconnecting", metadata: ["in_seconds": "\(String(format: "%.2f", delay.seconds))", "attempt": "\(attempt)"])
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                break
+            }
+        }
+        setState(.offline)
+    }
+
+    private func connect(isRetry: Bool) async throws -> BridgeClient {
+        setState(.connecting)
+        try store.setStatus([SyncStatusKey.bridgeURL: configuration.bridgeURL])
+        let client = try await BridgeClient.connect(
+            to: configuration.bridgeURL,
+            options: configuration.clientOptions,
+            isRetry: isRetry,
+            logger: logger,
+            onWebSocketOpen: { await self.setState(.handshaking) }
+        )
+        report.historyCursor = await client.capabilities.hasHistoryCursor
+        return client
+    }
+
+    /// Catches up with the bridge: settles prompts a stopped process left in flight, then pages
+    /// the history (cursor bridges) or refetches the timelines whose watermark moved (stock).
+    private func catchUp(_ client: BridgeClient) async throws {
+        setState(.syncing)
+        let hasCursor = await client.capabilities.hasHistoryCursor
+        let settled = try store.settleInterruptedSends(canResendSafely: hasCursor)
+        if !settled.isEmpty {
+            logger.notice("settled prompts left in flight", metadata: ["count": "\(settled.count)", "resending": "\(hasCursor)"])
+        }
+        if hasCursor {
+            try await catchUpByCursor(client)
+        } else {
+            try await catchUpByTimelines(client)
+        }
+        try await mirrorThreads(client)
+    }
+
+    private func mirrorThreads(_ client: BridgeClient) async throws {
+        let threads = try await client.threads(topK: 10)
+        try store.upsertThreads(threads.map(EventMapping.threadRecord))
+    }
+
+    /// Applies live updates and polls for queued prompts until the connection ends.
+    private func stayLive(_ client: BridgeClient) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await notification in client.notifications {
+                    try await self.apply(notification, client: client)
+                }
+                throw BridgeError.connectionClosed(reason: await client.closeReason ?? "the notification stream ended")
+            }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: self.configuration.outboxPollInterval)
+                    try await self.tick(client)
+                }
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
+    /// Periodic work while live: prompts queued by other processes, stock sessions to confirm.
+    private func tick(_ client: BridgeClient) async throws {
+        try await deliverOutboxIfChanged(client)
+        if await !client.capabilities.hasHistoryCursor {
+            try await refetchQuietSessions(client)
+        }
+    }
+
+    /// Applies one live notification.
+    private func apply(_ notification: BridgeNotification, client: BridgeClient) async throws {
+        guard case .sessionUpdate(let update) = notification else { return }
+        if let seq = update.seq, await client.capabilities.hasHistoryCursor {
+            try await applyLive(update, seq: seq, client: client)
+        } else {
+            try applyProvisional(update)
+        }
+    }
+
+    // MARK: State and status
+
+    func setState(_ newState: ConnectionState) {
+        guard newState != state else { return }
+        state = newState
+        logger.info("state", metadata: ["state": "\(newState.rawValue)", "url": "\(configuration.bridgeURL)"])
+        try? store.setStatus([SyncStatusKey.connectionState: newState.rawValue])
+        observer(.stateChanged(newState))
+    }
+
+    func progress(_ progress: SyncProgress) {
+        observer(.progress(progress))
+    }
+
+    private func recordSuccess() throws {
+        var facts: [String: String?] = [SyncStatusKey.lastSuccessAt: String(MirrorClock.system.now()), SyncStatusKey.lastError: nil]
+        if report.historyCursor {
+            facts[SyncStatusKey.historyCursor] = String(try store.historyCursor())
+        }
+        try store.setStatus(facts)
+    }
+
+    private func recordProblem(_ error: any Error) throws {
+        let message = "\(error)"
+        logger.warning("sync problem", metadata: ["error": "\(message)"])
+        observer(.problem(message))
+        try store.setStatus([SyncStatusKey.lastError: message, SyncStatusKey.lastErrorAt: String(MirrorClock.system.now())])
+    }
+
+    private func resetReport() {
+        report = SyncReport(bridgeURL: configuration.bridgeURL, historyCursor: false, eventsWritten: 0, timelinesFetched: 0,
+                            promptsSent: 0, promptsFailed: 0, promptsUnconfirmed: 0, seconds: 0)
+    }
+}

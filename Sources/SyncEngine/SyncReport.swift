@@ -1,0 +1,33 @@
+/// What the engine tells its observer while it works.
+public enum SyncEvent: Sendable {
+    case stateChanged(ConnectionState)
+    case progress(SyncProgress)
+    /// Something went wrong; the engine goes on (reconnecting if it must).
+    case problem(String)
+}
+
+/// How far a catch-up has come.
+public struct SyncProgress: Sendable, Equatable {
+    /// Sessions whose timelines are done (stock bridges) or whose metadata is in (cursor bridges).
+    public var sessionsDone: Int
+    public var sessionsTotal: Int
+    /// Events written to the mirror since the catch-up started.
+    public var events: Int
+    /// Events the catch-up expects to write in all (nil when unknown).
+    public var eventsTotal: Int?
+    public var eventsPerSecond: Double
+}
+
+/// What one `syncOnce` did.
+public struct SyncReport: Sendable, Equatable {
+    public var bridgeURL: String
+    public var historyCursor: Bool
+    /// Events added to the mirror (appended or replaced tails' new events).
+    public var eventsWritten: Int
+    /// Sessions whose timelines were fetched (stock bridges).
+    public var timelinesFetched: Int
+    public var promptsSent: Int
+    public var promptsFailed: Int
+    public var promptsUnconfirmed: Int
+    public var seconds: Double
+}

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Commands
+import Dispatch
+import Foundation
+import Logging
+import SyncEngine
+
+/// `oa-sync`: keeps a local mirror of the desktop bridge's history.
+@main
+struct OASync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "oa-sync",
+        abstract: "Mirror an OpenAgents desktop bridge's threads, sessions and timelines into a local SQLite file.",
+        discussion: """
+            Connects to the bridge, catches up (from the mirror's history cursor when the bridge offers
+            one, else by refetching the timelines that changed), sends prompts queued while offline,
+            then follows live updates. When the connection is lost it reconnects, forever, with
+            exponential backoff and jitter. SIGINT or SIGTERM finish the current transaction and exit 0.
+
+            The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge:
+            --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099. One oa-sync per mirror; readers such as
+            oa-repl may run beside it.
+
+            Exit codes: 0 done; 1 could not sync (the reason is printed); 2 bad usage; 3 another oa-sync
+            holds the mirror; 4 (--once) some prompts were refused or their fate is unknown.
+
+            Examples:
+              oa-sync --bridge ws://127.0.0.1:9099 --once
+              OA_BRIDGE=ws://100.101.102.103:9099 oa-sync --log-format json
+            """
+    )
+
+    @Option(help: "The bridge's WebSocket URL (default: $OA_BRIDGE, else ws://127.0.0.1:9099).")
+    var bridge: String?
+
+    @Option(help: "The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).")
+    var db: String?
+
+    @Flag(help: "Catch up and deliver queued prompts once, then exit.")
+    var once = false
+
+    @Flag(name: .shortAndLong, help: "Log warnings and errors only.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Log every step.")
+    var verbose = false
+
+    @Option(help: "Log line format on standard error: text or json.")
+    var logFormat: LogFormat = .text
+
+    func validate() throws {
+        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
+    }
+
+    func run() async throws {
+        StandardErrorLogHandler.bootstrap(format: logFormat, level: quiet ? .warning : verbose ? .debug : .info)
+        let logger = Logger(label: "oa-sync")
+        let mirrorPath = MirrorLocation.mirrorPath(option: db)
+        let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
+        let lock: MirrorLock
+        do {
+            try MirrorLocation.prepareDirectory(for: mirrorPath)
+            lock = try MirrorLock(mirrorPath: mirrorPath)
+        } catch let error as MirrorLockError {
+            Self.fail("oa-sync: \(error)", code: 3)
+        } catch {
+            Self.fail("oa-sync: cannot use \(mirrorPath): \(error)", code: 1)
+        }
+        defer { withExtendedLifetime(lock) {} }
+
+        let progressLine = ProgressLine.isTerminal && !quiet ? ProgressLine() : nil
+        let engine: SyncEngine
+        do {
+            engine = try SyncEngine(
+                mirrorPath: mirrorPath,
+                configuration: SyncConfiguration(bridgeURL: bridgeURL),
+                logger: logger,
+                observer: { event in
+                    switch event {
+                    case .progress(let progress): progressLine?.show(progress)
+                    case .stateChanged, .problem: progressLine?.clear()
+                    }
+                }
+            )
+        } catch {
+            Self.fail("oa-sync: cannot open the mirror: \(error)", code: 1)
+        }
+        logger.info("starting", metadata: ["mirror": "\(mirrorPath)", "bridge": "\(bridgeURL)", "once": "\(once)"])
+
+        let work = Task { () -> Result<SyncReport, any Error>? in
+            guard once else {
+                await engine.run()
+                return nil
+            }
+            do {
+                return .success(try await engine.syncOnce())
+            } catch {
+                return .failure(error)
+            }
+        }
+        let signals = Self.cancelOnTerminationSignals(work)
+        defer { signals.forEach { $0.cancel() } }
+        let outcome = await work.value
+        progressLine?.clear()
+        switch outcome {
+        case .none:
+            logger.info("stopped")
+        case .success(let report)?:
+            print(Self.summary(report))
+            if report.promptsFailed + report.promptsUnconfirmed > 0 {
+                Self.fail("oa-sync: \(report.promptsFailed) prompt(s) refused, \(report.promptsUnconfirmed) unconfirmed: see oa-repl outbox", code: 4)
+            }
+        case .failure(let error)?:
+            if error is CancellationError || work.isCancelled {
+                logger.info("stopped before finishing")
+                return
+            }
+            Self.fail("oa-sync: \(error)", code: 1)
+        }
+    }
+
+    static func summary(_ report: SyncReport) -> String {
+        let how = report.historyCursor ? "history cursor" : "\(report.timelinesFetched) timeline(s) fetched"
+        return "synced with \(report.bridgeURL) (\(how)): \(report.eventsWritten) event(s) written, "
+            + "\(report.promptsSent) prompt(s) sent in \(String(format: "%.2f", report.seconds)) s"
+    }
+
+    /// SIGINT and SIGTERM cancel `task`; the engine then finishes its transaction and returns.
+    static func cancelOnTerminationSignals<T>(_ task: Task<T, Never>) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { task.cancel() }
+            source.resume()
+            return source
+        }
+    }
+
+    static func fail(_ message: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        Foundation.exit(code)
+    }
+}
+
+extension LogFormat: ExpressibleByArgument {}
