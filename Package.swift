@@ -145,6 +145,10 @@ let package = Package(
             name: "BridgeTests",
             dependencies: ["Bridge", "TestSupport"]
         ),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: ["MirrorStore", "Bridge", "SyncEngine", "TestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

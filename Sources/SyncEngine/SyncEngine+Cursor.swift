@@ -25,12 +25,20 @@ extension SyncEngine {
         var hasMore = true
         while hasMore {
             var batch: [NewEvent] = []
-            repeat {
-                let page = try await client.historyChanges(since: since, limit: configuration.changesPageSize)
-                batch.append(contentsOf: page.items.map(EventMapping.event))
-                since = max(since, page.next)
-                hasMore = page.hasMore && !page.items.isEmpty
-            } while hasMore && batch.count < configuration.eventsPerTransaction
+            var fetchedUpTo = since
+            do {
+                repeat {
+                    let page = try await client.historyChanges(since: fetchedUpTo, limit: configuration.changesPageSize)
+                    batch.append(contentsOf: page.items.map(EventMapping.event))
+                    fetchedUpTo = max(fetchedUpTo, page.next)
+                    hasMore = page.hasMore && !page.items.isEmpty
+                } while hasMore && batch.count < configuration.eventsPerTransaction
+            } catch {
+                // Keep what arrived before the failure: it is whole pages, covered by `fetchedUpTo`.
+                if !batch.isEmpty { try store.appendEvents(batch, advancingHistoryCursorTo: fetchedUpTo) }
+                throw error
+            }
+            since = fetchedUpTo
             let outcome = try store.appendEvents(batch, advancingHistoryCursorTo: since)
             try recordModes(batch)
             written += outcome.inserted

@@ -12,17 +12,11 @@ struct OASync: AsyncParsableCommand {
         commandName: "oa-sync",
         abstract: "Mirror an OpenAgents desktop bridge's threads, sessions and timelines into a local SQLite file.",
         discussion: """
-            Connects to the bridge, catches up (from the mirror's history cursor when the bridge offers
-            one, else by refetching the timelines that changed), sends prompts queued while offline,
-            then follows live updates. When the connection is lost it reconnects, forever, with
-            exponential backoff and jitter. SIGINT or SIGTERM finish the current transaction and exit 0.
+            Connects to the bridge, catches up (from the mirror's history cursor when the bridge offers one, else by refetching the timelines that changed), sends prompts queued while offline, then follows live updates. When the connection is lost it reconnects, forever, with exponential backoff and jitter. SIGINT or SIGTERM finish the current transaction and exit 0.
 
-            The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge:
-            --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099. One oa-sync per mirror; readers such as
-            oa-repl may run beside it.
+            The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge: --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099. One oa-sync per mirror; readers such as oa-repl may run beside it.
 
-            Exit codes: 0 done; 1 could not sync (the reason is printed); 2 bad usage; 3 another oa-sync
-            holds the mirror; 4 (--once) some prompts were refused or their fate is unknown.
+            Exit codes: 0 done; 1 could not sync (the reason is printed); 2 bad usage; 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown.
 
             Examples:
               oa-sync --bridge ws://127.0.0.1:9099 --once
@@ -48,8 +42,25 @@ struct OASync: AsyncParsableCommand {
     @Option(help: "Log line format on standard error: text or json.")
     var logFormat: LogFormat = .text
 
+    @Option(help: "First reconnect delay ceiling, in milliseconds (doubles per attempt, with full jitter).")
+    var backoffInitialMs = 500
+
+    @Option(help: "Longest reconnect delay, in milliseconds.")
+    var backoffCapMs = 30_000
+
+    @Option(help: "Events per history.changes page (1…5000).")
+    var changesPageSize = 5000
+
+    @Option(help: "A stock bridge's session with live updates is fetched again after this many quiet milliseconds.")
+    var refetchAfterQuietMs = 2000
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
+        guard backoffInitialMs > 0, backoffCapMs >= backoffInitialMs else {
+            throw ValidationError("--backoff-initial-ms must be positive and at most --backoff-cap-ms")
+        }
+        guard (1...5000).contains(changesPageSize) else { throw ValidationError("--changes-page-size must be 1…5000") }
+        guard refetchAfterQuietMs >= 0 else { throw ValidationError("--refetch-after-quiet-ms cannot be negative") }
     }
 
     func run() async throws {
@@ -73,7 +84,12 @@ struct OASync: AsyncParsableCommand {
         do {
             engine = try SyncEngine(
                 mirrorPath: mirrorPath,
-                configuration: SyncConfiguration(bridgeURL: bridgeURL),
+                configuration: SyncConfiguration(
+                    bridgeURL: bridgeURL,
+                    backoff: BackoffPolicy(initial: .milliseconds(backoffInitialMs), cap: .milliseconds(backoffCapMs)),
+                    changesPageSize: changesPageSize,
+                    refetchAfterQuiet: .milliseconds(refetchAfterQuietMs)
+                ),
                 logger: logger,
                 observer: { event in
                     switch event {

@@ -9,9 +9,7 @@ struct BridgeBenchmark: AsyncParsableCommand {
         commandName: "oa-bridge-bench",
         abstract: "Page a simulator's whole history through the bridge client and report events/s.",
         discussion: """
-            Starts oa-bridge-sim (from the same build directory) in cursor flavour on a free port of
-            127.0.0.1 with a synthetic history (seeded once into --db, reused after), then pages
-            tinyvex/history.changes from 0 to the end, reading every update's kind and text.
+            Starts oa-bridge-sim (from the same build directory) in cursor flavour on a free port of 127.0.0.1 with a synthetic history (seeded once into --db, reused after), then pages tinyvex/history.changes from 0 to the end, reading every update's kind and text.
 
             Example: oa-bridge-bench --events 1000000 --sessions 1000 --db /tmp/bench-history.sqlite
             """

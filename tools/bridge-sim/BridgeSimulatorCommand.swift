@@ -12,13 +12,9 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
         commandName: "oa-bridge-sim",
         abstract: "Simulate the OpenAgents desktop bridge (JSON-RPC 2.0 over WebSocket) on 127.0.0.1.",
         discussion: """
-            Serves a history kept in a SQLite file in the desktop's acp_events layout: a real desktop
-            database, or a synthetic one seeded when the file is new (--sessions, --events, --seed).
-            The simulator writes to that file (new sessions, prompts' replies): give it a copy.
+            Serves a history kept in a SQLite file in the desktop's acp_events layout: a real desktop database, or a synthetic one seeded when the file is new (--sessions, --events, --seed). The simulator writes to that file (new sessions, prompts' replies): give it a copy.
 
-            --flavor stock behaves as the desktop bridge does today, quirks included; --flavor cursor
-            adds the history-cursor extension. Tests drive it with _sim/* methods (see docs).
-            Prints one line, "oa-bridge-sim ready on ws://127.0.0.1:PORT …", once it accepts connections.
+            --flavor stock behaves as the desktop bridge does today, quirks included; --flavor cursor adds the history-cursor extension. Tests drive it with _sim/* methods (see docs). Prints one line, "oa-bridge-sim ready on ws://127.0.0.1:PORT …", once it accepts connections.
 
             Example: oa-bridge-sim --flavor stock --db /tmp/history.sqlite --sessions 20 --events 2000
             """

@@ -8,10 +8,7 @@ struct StoreBenchmark: ParsableCommand {
         commandName: "oa-store-bench",
         abstract: "Ingest a synthetic history through the mirror store and the sqlite3 shell, then time queries.",
         discussion: """
-            Builds the same deterministic history twice: once through MirrorStore.appendEvents (one
-            transaction per page, with the history cursor), once as SQL that the sqlite3 shell runs in
-            one transaction, with and without the full-text index. Then times the queries the REPL
-            needs on the store's mirror. Prints a Markdown report.
+            Builds the same deterministic history twice: once through MirrorStore.appendEvents (one transaction per page, with the history cursor), once as SQL that the sqlite3 shell runs in one transaction, with and without the full-text index. Then times the queries the REPL needs on the store's mirror. Prints a Markdown report.
 
             Example: oa-store-bench --events 1000000 --sessions 1000
             """

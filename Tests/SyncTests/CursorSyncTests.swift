@@ -1,0 +1,107 @@
+import Bridge
+import Foundation
+import MirrorStore
+import TestSupport
+import Testing
+
+/// oa-sync against a history-cursor bridge.
+@Suite("Sync with a history-cursor bridge")
+struct CursorSyncTests {
+    @Test("the first sync mirrors the history exactly, and a second one adds nothing")
+    func initialSync() throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (40, 6000))
+        let mirror = directory.path("mirror.sqlite")
+        let first = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--changes-page-size", "700"])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains("6000 event(s) written"))
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.historyCursor() == 6000)
+        #expect(try store.sessionCount() == 40)
+        #expect(try store.sessions().allSatisfy { $0.mode != nil })
+        #expect(try store.counts().threads == 10)
+
+        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(second.status == 0)
+        #expect(second.standardOutput.contains(" 0 event(s) written"))
+    }
+
+    @Test("live updates, duplicated and reordered ones included, are applied once, in order")
+    func liveUpdates() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = directory.path("mirror.sqlite")
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try sync.waitForState("live")
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("normal \($0)") })
+        try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("twice \($0)") }, delivery: "duplicate")
+        try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("reversed \($0)") }, delivery: "reverse")
+        let done = try await eventually { try mirroredHistory(mirror).count == 299 + 150 }
+        #expect(done)
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        #expect(sync.terminate() == 0)
+    }
+
+    @Test("events made while oa-sync was cut off arrive after it reconnects, from its cursor")
+    func eventsWhileOffline() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = directory.path("mirror.sqlite")
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try sync.waitForState("live")
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.call("refuse_connections", ["ms": 600_000])
+        try await control.call("drop_connections")
+        try sync.waitForState("offline")
+        try await control.append("WHILE-OFFLINE", (0..<120).map { SimulatorControl.chunk("offline \($0)") })
+        try await control.call("refuse_connections", ["ms": 0])
+        let caughtUp = try sync.waitForLog { $0["message"]?.stringValue == "caught up" }
+        #expect(caughtUp["events"]?.stringValue == "120", "resumed from the cursor, not from zero")
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        #expect(sync.terminate() == 0)
+    }
+
+    @Test("connections dropped after every N frames still converge, without duplicates", arguments: [3, 5, 11])
+    func droppedEveryNFrames(frames: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (20, 3000))
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.call("close_after_frames", ["frames": .number(frames)])
+        let mirror = directory.path("mirror.sqlite")
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "250"])
+        let done = try await eventually(timeout: .seconds(120)) { (try? mirroredHistory(mirror).count) == 3000 }
+        #expect(done)
+        sync.kill()
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+    }
+
+    @Test("a simulator killed and restarted mid-sync, and oa-sync killed at random points, still converge")
+    func killsDuringInitialSync() async throws {
+        let directory = try TemporaryDirectory()
+        let history = directory.path("history.sqlite")
+        var simulator = try SimulatorProcess(flavor: "cursor", database: history, seed: (50, 30_000))
+        let port = simulator.port
+        let mirror = directory.path("mirror.sqlite")
+        var seen: Int64 = 0
+        for round in 0..<4 {
+            let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "500"])
+            let target = seen + Int64.random(in: 1...4000)
+            _ = try await eventually(timeout: .seconds(60)) { (try? mirroredHistory(mirror).count).map { Int64($0) >= min(target, 30_000) } ?? false }
+            if round % 2 == 0 {
+                sync.kill()
+            } else {
+                simulator.kill()
+                simulator = try SimulatorProcess(flavor: "cursor", database: history, port: port)
+                sync.kill()
+            }
+            let mirrored = try mirroredHistory(mirror)
+            #expect(mirrored.enumerated().allSatisfy { Int64($0.offset + 1) == $0.element.seq }, "no gap and no duplicate after a kill")
+            seen = Int64(mirrored.count)
+        }
+        let last = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(last.status == 0, "\(last.standardError)")
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: history)
+    }
+}

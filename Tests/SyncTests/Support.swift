@@ -1,0 +1,71 @@
+import Bridge
+import Foundation
+import MirrorStore
+import TestSupport
+import Testing
+
+/// One stored event, as the simulator's history or the mirror holds it.
+struct HistoryRow: Equatable, CustomStringConvertible {
+    var seq: Int64
+    var sessionID: String
+    var updateJSON: [UInt8]
+
+    var description: String { "#\(seq) \(sessionID.prefix(8)) \(String(decoding: updateJSON.prefix(60), as: UTF8.self))" }
+}
+
+/// The simulator's whole history, in seq order.
+func simulatorHistory(_ path: String) throws -> [HistoryRow] {
+    let database = try Database(path: path, mode: .readOnly)
+    return try database.query("SELECT event_id, session_id, update_json FROM acp_events ORDER BY event_id") {
+        HistoryRow(seq: $0.int64(0), sessionID: $0.string(1), updateJSON: $0.bytes(2))
+    }
+}
+
+/// The mirror's events that came with a seq, in seq order.
+func mirroredHistory(_ path: String) throws -> [HistoryRow] {
+    let store = try MirrorStore(path: path, mode: .readOnly)
+    return try store.database.query("SELECT seq, session_id, update_json FROM events WHERE seq IS NOT NULL ORDER BY seq") {
+        HistoryRow(seq: $0.int64(0), sessionID: $0.string(1), updateJSON: $0.bytes(2))
+    }
+}
+
+/// Checks that the mirror holds the simulator's history exactly: every event once, in order, with
+/// the bytes the bridge stored; and each session's timeline in seq order.
+func expectMirrorEqualsHistory(mirror: String, simulatorDatabase: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let expected = try simulatorHistory(simulatorDatabase)
+    let mirrored = try mirroredHistory(mirror)
+    #expect(mirrored.count == expected.count, "event count", sourceLocation: sourceLocation)
+    let firstDifference = zip(mirrored, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+    #expect(firstDifference == nil, "every event once, in order, bytes identical; first difference at \(firstDifference.map { "\(mirrored[$0]) ≠ \(expected[$0])" } ?? "")",
+            sourceLocation: sourceLocation)
+    let store = try MirrorStore(path: mirror, mode: .readOnly)
+    let outOfOrder = try store.database.scalarInt64("""
+        SELECT count(*) FROM events a JOIN events b ON a.session_id = b.session_id AND a.ordinal < b.ordinal AND a.seq > b.seq
+        """) ?? -1
+    #expect(outOfOrder == 0, "timelines follow seq order", sourceLocation: sourceLocation)
+    let counted = try store.database.scalarInt64("SELECT count(*) FROM events") ?? -1
+    #expect(counted == Int64(expected.count), "no events without a seq", sourceLocation: sourceLocation)
+}
+
+/// Canonical JSON of each server event of a mirrored session's timeline.
+func mirroredTimeline(_ mirror: String, session: String) throws -> [[UInt8]] {
+    let store = try MirrorStore(path: mirror, mode: .readOnly)
+    return try store.timeline(sessionID: session).filter { $0.origin == .server }.map {
+        JSONWriter.canonicalBytes(of: (try? JSONParser.parse($0.updateJSON)) ?? .null)
+    }
+}
+
+/// Canonical JSON of a session's timeline as the bridge serves it.
+func bridgeTimeline(_ client: BridgeClient, session: String) async throws -> [[UInt8]] {
+    try await client.sessionTimeline(sessionID: session).map(\.update.canonicalBytes)
+}
+
+/// Queues a prompt the way oa-repl does: in the outbox, with its echo in the local timeline.
+@discardableResult
+func queuePrompt(_ store: MirrorStore, session: String, text: String) throws -> OutboxItem {
+    let echo: JSONValue = ["sessionUpdate": "user_message_chunk", "content": ["content": ["type": "text", "text": .string(text)]]]
+    return try store.enqueuePrompt(
+        sessionID: session, text: text, clientMessageID: UUID().uuidString,
+        localEcho: NewEvent(sessionID: session, kind: "user_message_chunk", text: text, updateJSON: JSONWriter.bytes(of: echo))
+    )
+}
