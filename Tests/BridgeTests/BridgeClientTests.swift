@@ -4,7 +4,7 @@ import Testing
 @testable import Bridge
 
 /// The client against the simulator, over loopback WebSocket, in both flavours.
-@Suite("Bridge client against the simulator")
+@Suite("Bridge client against the simulator", .timeLimit(.minutes(2)))
 struct BridgeClientTests {
     static let flavors = ["stock", "cursor"]
 
@@ -162,6 +162,8 @@ struct BridgeClientTests {
         let started = ContinuousClock.now
         let waiting = Task { try await client.recentSessions() }
         let alsoWaiting = Task { try await client.threads() }
+        let sent = try await eventually { try await control.call("stats")["in_flight"]?.int64Value ?? 0 >= 1 }
+        #expect(sent, "a request reached the bridge before the drop")
         try await control.call("drop_connections")
         await #expect(throws: BridgeError.self) { _ = try await waiting.value }
         await #expect(throws: BridgeError.self) { _ = try await alsoWaiting.value }
@@ -243,7 +245,7 @@ struct BridgeClientTests {
         await client.close()
     }
 
-    @Test("the stock bridge is silent until initialize, and answers one request at a time")
+    @Test("the stock bridge is silent until initialize, and echoes integer-like ids as numbers")
     func silenceBeforeInitialize() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)

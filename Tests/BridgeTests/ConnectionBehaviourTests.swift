@@ -4,7 +4,7 @@ import Testing
 @testable import Bridge
 
 /// How the client behaves when the network or the bridge misbehaves.
-@Suite("Connection behaviour")
+@Suite("Connection behaviour", .timeLimit(.minutes(2)))
 struct ConnectionBehaviourTests {
     func sampleSimulator(_ flavor: String, in directory: TemporaryDirectory) throws -> SimulatorProcess {
         try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
@@ -47,7 +47,7 @@ struct ConnectionBehaviourTests {
         #expect(ContinuousClock.now - started < .seconds(30), "found dead by keepalive, long before the request timeout")
     }
 
-    @Test("a bridge that accepts the socket but never answers fails the handshake in time")
+    @Test("a bridge that never completes the WebSocket upgrade fails the handshake in time")
     func handshakeTimeout() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
@@ -62,6 +62,33 @@ struct ConnectionBehaviourTests {
         }
     }
 
+    @Test("a bridge that accepts the socket but never answers initialize fails the handshake in time")
+    func initializeUnanswered() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator("stock", in: directory)
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.call("set_reply_delay", ["ms": 60_000])
+        let options = BridgeClientOptions(firstHandshakeTimeout: .milliseconds(400))
+        await #expect(throws: BridgeError.handshakeTimedOut(url: simulator.url, after: .milliseconds(400))) {
+            try await BridgeClient.connect(to: simulator.url, options: options)
+        }
+    }
+
+    @Test("a known method timing out on a stock bridge closes the connection; an unknown one does not")
+    func timeoutOfAKnownMethod() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator("stock", in: directory)
+        let control = try await SimulatorControl(url: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url)
+        await #expect(throws: BridgeError.self) { try await client.call("no/such_method", timeout: .milliseconds(200)) }
+        #expect(await !client.isClosed)
+        try await control.call("set_reply_delay", ["ms": 60_000])
+        await #expect(throws: BridgeError.timedOut(method: BridgeMethod.recentSessions, after: .milliseconds(300))) {
+            try await client.call(BridgeMethod.recentSessions, params: [:], timeout: .milliseconds(300))
+        }
+        #expect(await client.isClosed, "a late answer could have gone to the next request")
+    }
+
     @Test("a cancelled request ends at once and the client goes on")
     func cancellation() async throws {
         let directory = try TemporaryDirectory()
@@ -70,6 +97,8 @@ struct ConnectionBehaviourTests {
         let client = try await BridgeClient.connect(to: simulator.url)
         try await control.call("set_reply_delay", ["ms": 30_000])
         let waiting = Task { try await client.recentSessions() }
+        let sent = try await eventually { try await control.call("stats")["in_flight"]?.int64Value ?? 0 >= 1 }
+        #expect(sent, "the request reached the bridge before it was cancelled")
         let started = ContinuousClock.now
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }

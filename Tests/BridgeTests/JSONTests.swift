@@ -21,6 +21,8 @@ struct JSONTests {
     func strings() throws {
         #expect(try JSONParser.parse(#""\u00e9\n\t\/\\ \ud83d\ude00 ü""#).stringValue == "é\n\t/\\ 😀 ü")
         #expect(try JSONParser.parse(#""\ud800x""#).stringValue == "\u{FFFD}x", "a lone surrogate becomes U+FFFD")
+        #expect(try JSONParser.parse(#""\ud800\u0041""#).stringValue == "\u{FFFD}A", "and what follows it is kept")
+        #expect(try JSONParser.parse(#""\udc00""#).stringValue == "\u{FFFD}")
     }
 
     @Test("invalid JSON is refused with the offset", arguments: [

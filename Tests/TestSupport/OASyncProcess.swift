@@ -93,13 +93,3 @@ public final class OASyncProcess {
 
     public struct ProcessEnded: Error {}
 }
-
-/// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
-public func eventually(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return try condition()
-}

@@ -27,9 +27,10 @@ actor BridgeSimulator {
     private var inFlight: [Int: Int] = [:]
     private var maxInFlight = 0
     private var encodingRandom = SplitMix64(seed: 0x5EED)
-    /// Stock bridges handle one request at a time.
-    private var handlingRequest = false
-    private var requestWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Stock bridges handle one request at a time: requests take tickets in arrival order.
+    private var nextTicket = 0
+    private var nowServing = 0
+    private var requestWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
 
     init(flavor: Flavor, history: SimulatorHistory, logger: Logger) {
         self.flavor = flavor
@@ -71,38 +72,31 @@ actor BridgeSimulator {
             await answer(method: method, id: id, params: params, connection: connection, delay: .zero)
             return
         }
+        // Counted on arrival: a client that pipelines on a stock bridge shows here.
         inFlight[connection.id, default: 0] += 1
         maxInFlight = max(maxInFlight, inFlight[connection.id, default: 0])
-        if flavor == .stock {
-            // One request at a time: the connection's next frame waits for this answer.
-            await waitForTurn()
-            await answer(method: method, id: id, params: params, connection: connection, delay: replyDelay)
-            endTurn()
-            inFlight[connection.id, default: 1] -= 1
-        } else {
-            // Pipelining: the connection's next frame is read while this one is being answered.
-            let delay = replyDelay
-            Task {
-                await self.answer(method: method, id: id, params: params, connection: connection, delay: delay)
-                self.inFlight[connection.id, default: 1] -= 1
-            }
+        let delay = replyDelay
+        let ticket = nextTicket
+        nextTicket += 1
+        // Every request is handled in a task of its own, so that the connection's next frames are
+        // read meanwhile; a stock bridge still handles one request at a time, in arrival order.
+        Task {
+            if self.flavor == .stock { await self.waitForTurn(ticket) }
+            await self.answer(method: method, id: id, params: params, connection: connection, delay: delay)
+            if self.flavor == .stock { self.endTurn() }
+            self.inFlight[connection.id, default: 1] -= 1
         }
     }
 
-    private func waitForTurn() async {
-        if !handlingRequest {
-            handlingRequest = true
-            return
-        }
-        await withCheckedContinuation { requestWaiters.append($0) }
+    /// Waits until every request that arrived before `ticket` was answered.
+    private func waitForTurn(_ ticket: Int) async {
+        if ticket == nowServing { return }
+        await withCheckedContinuation { requestWaiters[ticket] = $0 }
     }
 
     private func endTurn() {
-        if requestWaiters.isEmpty {
-            handlingRequest = false
-        } else {
-            requestWaiters.removeFirst().resume()
-        }
+        nowServing += 1
+        requestWaiters.removeValue(forKey: nowServing)?.resume()
     }
 
     private func answer(method: String, id: JSONValue, params: JSONValue, connection: SimulatorConnection, delay: Duration) async {
@@ -191,7 +185,15 @@ actor BridgeSimulator {
         guard let session = params["session_id"]?.stringValue else {
             throw JSONRPCError(code: -32602, message: "Missing required parameter: session_id")
         }
-        let events = try history.timeline(sessionID: session, limit: params["limit"]?.int64Value.map(Int.init))
+        var events = try history.timeline(sessionID: session, limit: params["limit"]?.int64Value.map(Int.init))
+        // Events of the same millisecond have no stable order on the desktop.
+        var start = 0
+        while start < events.count {
+            var end = start + 1
+            while end < events.count, events[end].ts == events[start].ts { end += 1 }
+            events[start..<end].shuffle(using: &encodingRandom)
+            start = end
+        }
         var items: [JSONValue] = []
         items.reserveCapacity(events.count)
         for event in events {
@@ -357,7 +359,7 @@ actor BridgeSimulator {
         case "_sim/stats":
             return ["connections": .number(connections.count), "sessions": .number(history.sessions.count),
                     "events": .number(history.eventCount), "last_seq": .number(history.lastSeq),
-                    "max_in_flight": .number(maxInFlight)]
+                    "max_in_flight": .number(maxInFlight), "in_flight": .number(inFlight.values.reduce(0, +))]
         default:
             throw JSONRPCError(code: -32601, message: "Unknown control method \(method)")
         }

@@ -12,6 +12,7 @@ public actor BridgeClient {
     /// What the bridge said in answer to `initialize`.
     public private(set) var capabilities: BridgeCapabilities
     /// Notifications from the bridge, in the order they arrived. Ends when the connection closes.
+    /// One reader only; notifications wait, unbounded, until it reads them.
     public nonisolated let notifications: AsyncStream<BridgeNotification>
     /// The URL this client connected to.
     public nonisolated let url: String
@@ -62,10 +63,15 @@ public actor BridgeClient {
                 try await Task.sleep(for: timeout)
                 return nil
             }
-            defer { group.cancelAll() }
             guard let first = try await group.next(), let client = first else {
+                group.cancelAll()
+                // A handshake finishing right at the deadline must not leave its connection open.
+                while let late = try? await group.next() {
+                    await late?.close()
+                }
                 throw BridgeError.handshakeTimedOut(url: url, after: timeout)
             }
+            group.cancelAll()
             return client
         }
     }
@@ -123,6 +129,8 @@ public actor BridgeClient {
         if let closedReason { throw BridgeError.connectionClosed(reason: closedReason) }
         try await acquireSlot()
         defer { releaseSlot() }
+        try Task.checkCancellation()
+        if let closedReason { throw BridgeError.connectionClosed(reason: closedReason) }
         let id = RequestID("\(Self.idPrefix(for: method))-\(nextRequestNumber)")
         nextRequestNumber += 1
         let bytes = JSONRPCEncoder.request(id: id, method: method, params: params)
@@ -143,6 +151,14 @@ public actor BridgeClient {
             }
         } catch let error as JSONRPCError {
             throw BridgeError.server(method: method, error: error)
+        } catch BridgeError.timedOut(let method, let after) {
+            // A stock bridge may still be working on it, and would answer the next request's
+            // sender: the connection cannot be trusted with another request.
+            if !mayPipeline, BridgeMethod.answeredByStockBridge.contains(method) {
+                logger.warning("closing the connection after a timeout", metadata: ["method": "\(method)"])
+                await close()
+            }
+            throw BridgeError.timedOut(method: method, after: after)
         }
     }
 
@@ -222,14 +238,19 @@ public actor BridgeClient {
 
     private func startReading() {
         let inbound = connection.inbound
-        Task {
+        Task { [weak self] in
             for await event in inbound {
+                guard let self else { return }
                 switch event {
                 case .message(let bytes): await self.receive(bytes)
-                case .closed(let reason): self.connectionEnded(reason: reason)
+                case .closed(let reason): await self.connectionEnded(reason: reason)
                 }
             }
         }
+    }
+
+    deinit {
+        connection.abort()
     }
 
     private func receive(_ bytes: [UInt8]) async {
@@ -266,7 +287,7 @@ public actor BridgeClient {
         }
     }
 
-    private func connectionEnded(reason: String) {
+    func connectionEnded(reason: String) {
         guard closedReason == nil else { return }
         closedReason = reason
         logger.info("disconnected", metadata: ["url": "\(url)", "reason": "\(reason)"])

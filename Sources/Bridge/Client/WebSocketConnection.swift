@@ -38,13 +38,15 @@ final class WebSocketConnection: Sendable {
     }
 
     /// Opens a connection; returns once the WebSocket upgrade succeeded.
+    ///
+    /// - Throws: `BridgeError.invalidURL`, `.connectionFailed`; `CancellationError` when cancelled.
     static func open(
         url: String,
         maximumMessageSize: Int,
         keepaliveInterval: Duration?,
         logger: Logger
-    ) async throws(BridgeError) -> WebSocketConnection {
-        guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else { throw .invalidURL(url) }
+    ) async throws -> WebSocketConnection {
+        guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else { throw BridgeError.invalidURL(url) }
         let (inbound, events) = AsyncStream<Event>.makeStream()
         let (commandStream, commands) = AsyncStream<Command>.makeStream()
         let opened = OpenSignal()
@@ -59,10 +61,18 @@ final class WebSocketConnection: Sendable {
                     opened.succeed()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for try await message in inbound.messages(maxSize: maximumMessageSize) {
-                                switch message {
-                                case .text(let text): events.yield(.message(Array(text.utf8)))
-                                case .binary(let buffer): events.yield(.message(Array(buffer: buffer)))
+                            // Messages are assembled from frames here, so that a text message's bytes
+                            // reach the parser exactly as sent, never repaired through a String.
+                            var message: [UInt8] = []
+                            for try await frame in inbound {
+                                if frame.opcode != .continuation { message.removeAll(keepingCapacity: false) }
+                                guard message.count + frame.data.readableBytes <= maximumMessageSize else {
+                                    throw BridgeError.connectionClosed(reason: "the bridge sent a message over \(maximumMessageSize) bytes")
+                                }
+                                message += frame.data.readableBytesView
+                                if frame.fin {
+                                    events.yield(.message(message))
+                                    message = []
                                 }
                             }
                         }
@@ -111,8 +121,10 @@ final class WebSocketConnection: Sendable {
             }
         } catch let error as BridgeError {
             throw error
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
-            throw .connectionFailed(url: url, reason: "\(error)")
+            throw BridgeError.connectionFailed(url: url, reason: "\(error)")
         }
         return WebSocketConnection(inbound: inbound, commands: commands, task: task)
     }

@@ -1,8 +1,9 @@
-/// A strict RFC 8259 parser over UTF-8 bytes, recording where every value came from.
+/// An RFC 8259 parser over UTF-8 bytes, recording where every value came from.
 ///
 /// Fails with `JSONParseError` (with the byte offset) on anything that is not one complete JSON
 /// value surrounded by optional whitespace; nesting deeper than `maximumDepth` is refused rather
-/// than overflowing the stack.
+/// than overflowing the stack. String values are decoded leniently: invalid UTF-8 and unpaired
+/// surrogate escapes become U+FFFD (the bytes as sent stay available through `sourceRange`).
 public struct JSONParser {
     /// How deep arrays and objects may nest.
     public static let maximumDepth = 512
@@ -171,14 +172,19 @@ public struct JSONParser {
             case UInt8(ascii: "u"):
                 var scalar = try parseHex4()
                 if (0xD800..<0xDC00).contains(scalar) {
-                    // A high surrogate must be followed by \u and a low surrogate.
+                    // A high surrogate pairs with a following \u low surrogate; alone, it reads as U+FFFD
+                    // and whatever follows is read on its own.
+                    let high = scalar
+                    let afterHigh = offset
+                    scalar = 0xFFFD
                     if offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") {
                         offset += 2
                         let low = try parseHex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw error("invalid low surrogate") }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else {
-                        scalar = 0xFFFD
+                        if (0xDC00..<0xE000).contains(low) {
+                            scalar = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            offset = afterHigh
+                        }
                     }
                 } else if (0xDC00..<0xE000).contains(scalar) {
                     scalar = 0xFFFD

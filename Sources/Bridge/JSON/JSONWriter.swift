@@ -8,8 +8,9 @@ public enum JSONWriter {
     }
 
     /// Canonical JSON of `value`: compact, object keys sorted by their UTF-8 bytes (the last of
-    /// repeated keys kept), strings escaped the one same way. Two encodings of the same content —
-    /// a stock bridge re-encodes with any key order and whitespace — give the same bytes.
+    /// repeated keys kept), strings escaped the one same way, numbers as written (`1.0` and `1`
+    /// stay different). Two encodings that differ in key order, whitespace or string escapes — as
+    /// a stock bridge's re-encodings do — give the same bytes.
     public static func canonicalBytes(of value: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
         write(value, to: &output, sortingKeys: true)

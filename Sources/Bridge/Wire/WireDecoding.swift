@@ -115,4 +115,9 @@ public enum BridgeMethod {
     public static let sessionCancel = "session/cancel"
     public static let sessionSetMode = "session/set_mode"
     public static let sessionUpdate = "session/update"
+
+    /// The methods a stock bridge answers (it never answers any other).
+    public static let answeredByStockBridge: Set<String> = [
+        initialize, recentSessions, sessionTimeline, threadsList, sessionNew, sessionPrompt, sessionCancel, sessionSetMode,
+    ]
 }
