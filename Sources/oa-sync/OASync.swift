@@ -16,7 +16,7 @@ struct OASync: AsyncParsableCommand {
 
             The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge: --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099. One oa-sync per mirror; readers such as oa-repl may run beside it.
 
-            Exit codes: 0 done; 1 could not sync (the reason is printed); 2 bad usage; 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown.
+            Exit codes: 0 done; 1 could not sync (the reason is printed); 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown; 64 bad usage.
 
             Examples:
               oa-sync --bridge ws://127.0.0.1:9099 --once

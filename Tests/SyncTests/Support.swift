@@ -55,6 +55,12 @@ func mirroredTimeline(_ mirror: String, session: String) throws -> [[UInt8]] {
     }
 }
 
+/// The same events, whatever their order: a stock bridge serves events of one millisecond in any
+/// order, so two fetches of one timeline may differ in order only.
+func sameEvents(_ first: [[UInt8]], _ second: [[UInt8]]) -> Bool {
+    first.sorted { $0.lexicographicallyPrecedes($1) } == second.sorted { $0.lexicographicallyPrecedes($1) }
+}
+
 /// Canonical JSON of a session's timeline as the bridge serves it.
 func bridgeTimeline(_ client: BridgeClient, session: String) async throws -> [[UInt8]] {
     try await client.sessionTimeline(sessionID: session).map(\.update.canonicalBytes)

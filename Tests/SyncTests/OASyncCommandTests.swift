@@ -1,0 +1,57 @@
+import Foundation
+import MirrorStore
+import TestSupport
+import Testing
+
+/// oa-sync as a program: exit codes, the lock, signals, defaults.
+@Suite("oa-sync, the program", .timeLimit(.minutes(2)))
+struct OASyncCommandTests {
+    @Test("an unreachable bridge fails --once with exit 1 and a one-line reason")
+    func unreachable() throws {
+        let directory = try TemporaryDirectory()
+        let outcome = try OASyncProcess.run(["--bridge", "ws://127.0.0.1:9", "--db", directory.path("m.sqlite"), "--once", "--quiet"])
+        #expect(outcome.status == 1)
+        let lines = outcome.standardError.split(separator: "\n")
+        #expect(lines.last == "oa-sync: cannot connect to ws://127.0.0.1:9: connection refused")
+        #expect(outcome.standardOutput.isEmpty)
+    }
+
+    @Test("a second oa-sync on the same mirror is refused (exit 3); a reader is not")
+    func lock() throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = directory.path("mirror.sqlite")
+        let first = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try first.waitForState("live")
+        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(second.status == 3)
+        #expect(second.standardError.contains("another oa-sync (pid"))
+        #expect(try MirrorStore(path: mirror, mode: .readOnly).counts().events == 299)
+        #expect(first.terminate() == 0, "SIGTERM: finish and exit 0")
+        let third = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(third.status == 0, "the lock went with the process")
+    }
+
+    @Test("the mirror defaults to $OA_DB, then $XDG_DATA_HOME/openagents/mirror.sqlite (mode 0600); the bridge to $OA_BRIDGE")
+    func defaults() throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let xdg = directory.path("xdg")
+        let byXDG = try OASyncProcess.run(["--once"], environment: ["XDG_DATA_HOME": xdg, "OA_BRIDGE": simulator.url, "OA_DB": ""])
+        #expect(byXDG.status == 0, "\(byXDG.standardError)")
+        let path = xdg + "/openagents/mirror.sqlite"
+        #expect(try MirrorStore(path: path, mode: .readOnly).counts().events == 299)
+        let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+        let byEnvironment = try OASyncProcess.run(["--once"], environment: ["OA_DB": directory.path("env.sqlite"), "OA_BRIDGE": simulator.url])
+        #expect(byEnvironment.status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.path("env.sqlite")))
+    }
+
+    @Test("bad usage exits 64 with the reason")
+    func usage() throws {
+        let outcome = try OASyncProcess.run(["--quiet", "--verbose"])
+        #expect(outcome.status == 64)
+        #expect(outcome.standardError.contains("--quiet and --verbose cannot be used together"))
+    }
+}

@@ -1,0 +1,128 @@
+import Bridge
+import Foundation
+import MirrorStore
+import TestSupport
+import Testing
+
+/// Prompts queued offline, delivered by oa-sync.
+@Suite("Outbox delivery", .timeLimit(.minutes(3)))
+struct OutboxSyncTests {
+    /// Mirrors the sample history once, so that prompts have sessions to go to.
+    func mirroredSample(_ flavor: String, in directory: TemporaryDirectory) throws -> (SimulatorProcess, String) {
+        let simulator = try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = directory.path("mirror.sqlite")
+        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        return (simulator, mirror)
+    }
+
+    func receivedPrompts(_ simulator: SimulatorProcess) async throws -> [(session: String, text: String, clientMessageID: String?)] {
+        let control = try await SimulatorControl(url: simulator.url)
+        let prompts = try await control.call("prompts")["prompts"]?.arrayValue ?? []
+        await control.client.close()
+        return prompts.map { ($0["session_id"]?.stringValue ?? "", $0["text"]?.stringValue ?? "", $0["client_message_id"]?.stringValue) }
+    }
+
+    @Test("1,000 prompts queued offline are delivered once each, in order per session, even over dropped connections")
+    func thousandPrompts() async throws {
+        let directory = try TemporaryDirectory()
+        let (simulator, mirror) = try mirroredSample("cursor", in: directory)
+        let sessions = try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 3).map(\.sessionID)
+        do {
+            let store = try MirrorStore(path: mirror)
+            for index in 0..<1000 {
+                try queuePrompt(store, session: sessions[index % 3], text: "prompt \(index)")
+            }
+        }
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.call("close_after_frames", ["frames": 400])
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        let delivered = try await eventually(timeout: .seconds(150)) {
+            try MirrorStore(path: mirror, mode: .readOnly).outboxItems(in: [.sent]).count == 1000
+        }
+        #expect(delivered)
+        sync.kill()
+        let received = try await receivedPrompts(simulator)
+        #expect(received.count == 1000, "each prompt run once, resends de-duplicated by client_message_id")
+        for session in sessions {
+            let texts = received.filter { $0.session == session }.map(\.text)
+            let numbers = texts.compactMap { Int($0.dropFirst("prompt ".count)) }
+            #expect(numbers == numbers.sorted(), "in the order they were queued")
+        }
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(Set(received.compactMap(\.clientMessageID)) == Set(try store.outboxItems().map(\.clientMessageID)))
+    }
+
+    @Test("on a stock bridge, prompts whose answer was lost are shown unconfirmed, none lost silently")
+    func stockDroppedAnswers() async throws {
+        let directory = try TemporaryDirectory()
+        let (simulator, mirror) = try mirroredSample("stock", in: directory)
+        let session = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
+        do {
+            let store = try MirrorStore(path: mirror)
+            for index in 0..<30 { try queuePrompt(store, session: session, text: "stock prompt \(index)") }
+        }
+        let control = try await SimulatorControl(url: simulator.url)
+        // Each connection: initialize, recentSessions, threads, then a few prompts; the answer to
+        // the last one written is often lost with the connection.
+        try await control.call("close_after_frames", ["frames": 7])
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        let settled = try await eventually(timeout: .seconds(60)) {
+            let items = try MirrorStore(path: mirror, mode: .readOnly).outboxItems()
+            return items.contains { $0.state == .unconfirmed } || items.allSatisfy { $0.state == .sent }
+        }
+        #expect(settled)
+        sync.kill()
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let items = try store.outboxItems()
+        let received = Set(try await receivedPrompts(simulator).map(\.text))
+        for item in items {
+            switch item.state {
+            case .sent: #expect(received.contains(item.text), "a sent prompt reached the bridge")
+            case .unconfirmed: #expect(item.lastError != nil, "an unconfirmed prompt says why")
+            case .queued: #expect(!received.contains(item.text), "a queued prompt waits behind an unconfirmed one, unsent")
+            case .sending, .failed: Issue.record("unexpected state \(item.state) for \(item.text)")
+            }
+        }
+        #expect(received.isSubset(of: Set(items.filter { $0.state == .sent || $0.state == .unconfirmed }.map(\.text))),
+                "every prompt the bridge ran is accounted for")
+    }
+
+    @Test("a refused prompt is marked failed with the bridge's message, and holds back its session")
+    func refusedPrompt() async throws {
+        let directory = try TemporaryDirectory()
+        let (simulator, mirror) = try mirroredSample("stock", in: directory)
+        let session = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
+        do {
+            let store = try MirrorStore(path: mirror)
+            try store.enqueuePrompt(sessionID: session, text: "", clientMessageID: "empty")
+            try queuePrompt(store, session: session, text: "after the empty one")
+        }
+        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(outcome.status == 4, "prompts not delivered are reported by the exit code")
+        #expect(outcome.standardError.contains("1 prompt(s) refused"))
+        let items = try MirrorStore(path: mirror, mode: .readOnly).outboxItems()
+        #expect(items.map(\.state) == [.failed, .queued])
+        #expect(items[0].lastError == "Empty prompt")
+    }
+
+    @Test("a prompt for a session made offline creates the session, then goes to it")
+    func sessionMadeOffline() async throws {
+        let directory = try TemporaryDirectory()
+        let (simulator, mirror) = try mirroredSample("cursor", in: directory)
+        do {
+            let store = try MirrorStore(path: mirror)
+            try store.createLocalSession(id: "local-new-1")
+            try queuePrompt(store, session: "local-new-1", text: "start something new")
+        }
+        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let received = try await receivedPrompts(simulator)
+        let newSession = try #require(received.first?.session)
+        #expect(UUID(uuidString: newSession) != nil)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.session(id: "local-new-1") == nil)
+        #expect(try store.outboxItems().map(\.sessionID) == [newSession])
+        #expect(try store.timeline(sessionID: newSession).contains { $0.origin == .local && $0.text == "start something new" })
+    }
+}

@@ -1,0 +1,83 @@
+import Bridge
+import Foundation
+import MirrorStore
+import TestSupport
+import Testing
+
+/// oa-sync against a stock bridge: no seq, timelines fetched whole, watermarks.
+@Suite("Sync with a stock bridge", .timeLimit(.minutes(3)))
+struct StockSyncTests {
+    static let recentCount = 10
+
+    @Test("the first sync mirrors the 10 listed sessions' timelines; the next fetches nothing unchanged")
+    func initialSync() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = directory.path("mirror.sqlite")
+        let first = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains("10 timeline(s) fetched"))
+        let client = try await BridgeClient.connect(to: simulator.url)
+        for session in try await client.recentSessions() {
+            let mirrored = try mirroredTimeline(mirror, session: session.sessionID)
+            #expect(sameEvents(mirrored, try await bridgeTimeline(client, session: session.sessionID)), "\(session.sessionID)")
+        }
+        // One session holds rows the bridge cannot decode: its count never matches, and that must
+        // not make every sync fetch it again.
+        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(second.status == 0)
+        #expect(second.standardOutput.contains("0 timeline(s) fetched"))
+        await client.close()
+    }
+
+    @Test("live updates show at once, provisional, and a refetch confirms them; our prompts stay")
+    func liveAndConfirmed() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = directory.path("mirror.sqlite")
+        #expect(try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
+        let sessionID = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
+        do {
+            let store = try MirrorStore(path: mirror)
+            try queuePrompt(store, session: sessionID, text: "local prompt, kept by the mirror")
+        }
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try sync.waitForState("live")
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.append(sessionID, (0..<20).map { SimulatorControl.chunk("live \($0)") }, delivery: "duplicate")
+        let client = try await BridgeClient.connect(to: simulator.url)
+        let expected = try await bridgeTimeline(client, session: sessionID)
+        let converged = try await eventually {
+            let store = try MirrorStore(path: mirror, mode: .readOnly)
+            let events = try store.timeline(sessionID: sessionID)
+            let timeline = try mirroredTimeline(mirror, session: sessionID)
+            return !events.contains { $0.provisional } && sameEvents(timeline, expected)
+        }
+        #expect(converged, "duplicates gone, every live update confirmed")
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let local = try store.timeline(sessionID: sessionID).filter { $0.origin == .local }
+        #expect(local.map(\.text) == ["local prompt, kept by the mirror"])
+        #expect(try store.outboxItems().map(\.state) == [.sent])
+        #expect(sync.terminate() == 0)
+        await client.close()
+    }
+
+    @Test("connections dropped after every N frames still converge", arguments: [3, 4, 7])
+    func droppedEveryNFrames(frames: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.call("close_after_frames", ["frames": .number(frames)])
+        let mirror = directory.path("mirror.sqlite")
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try sync.waitForState("live")
+        sync.kill()
+        try await control.call("close_after_frames", ["frames": nil])
+        let client = try await BridgeClient.connect(to: simulator.url)
+        for session in try await client.recentSessions() {
+            let mirrored = try mirroredTimeline(mirror, session: session.sessionID)
+            #expect(sameEvents(mirrored, try await bridgeTimeline(client, session: session.sessionID)))
+        }
+        await client.close()
+    }
+}
