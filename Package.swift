@@ -124,6 +124,15 @@ let package = Package(
             path: "tools/bridge-bench"
         ),
         .executableTarget(
+            name: "oa-sync-bench",
+            dependencies: [
+                "Bridge",
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/sync-bench"
+        ),
+        .executableTarget(
             name: "oa-store-demo",
             dependencies: [
                 "MirrorStore",

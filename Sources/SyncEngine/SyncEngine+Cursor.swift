@@ -6,20 +6,18 @@ extension SyncEngine {
     /// Fills session metadata from `tinyvex/history.sessions`, then pages `tinyvex/history.changes`
     /// from the mirror's cursor to the end. Pages are committed together with the cursor that
     /// covers them, up to `eventsPerTransaction` events a transaction.
+    ///
+    /// Session metadata is asked for on the first sync and whenever new sessions appeared, so that
+    /// catching up after a reconnect costs traffic in proportion to what changed.
     func catchUpByCursor(_ client: BridgeClient) async throws {
-        var sessionCount = 0
-        var expectedLastSeq: Int64 = 0
-        var after: String?
-        repeat {
-            let page = try await client.historySessions(after: after, limit: 1000)
-            try store.upsertSessions(page.items.map(EventMapping.sessionRecord))
-            sessionCount += page.items.count
-            expectedLastSeq = max(expectedLastSeq, page.items.compactMap(\.lastSeq).max() ?? 0)
-            after = page.next
-        } while after != nil
-
-        let started = ContinuousClock.now
         let startCursor = try store.historyCursor()
+        let knownSessions = try store.sessionCount()
+        var sessionCount = knownSessions
+        var expectedLastSeq: Int64 = 0
+        if startCursor == 0 {
+            (sessionCount, expectedLastSeq) = try await mirrorSessionMetadata(client)
+        }
+        let started = ContinuousClock.now
         var since = startCursor
         var written = 0
         var hasMore = true
@@ -50,7 +48,26 @@ extension SyncEngine {
                 eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0
             ))
         }
+        if startCursor > 0, try store.sessionCount() > knownSessions {
+            (sessionCount, _) = try await mirrorSessionMetadata(client)
+        }
         logger.info("caught up", metadata: ["events": "\(written)", "cursor": "\(since)", "sessions": "\(sessionCount)"])
+    }
+
+    /// Records every session's metadata from `tinyvex/history.sessions`; returns how many
+    /// sessions there are and the highest `last_seq` among them.
+    private func mirrorSessionMetadata(_ client: BridgeClient) async throws -> (sessions: Int, lastSeq: Int64) {
+        var count = 0
+        var lastSeq: Int64 = 0
+        var after: String?
+        repeat {
+            let page = try await client.historySessions(after: after, limit: 1000)
+            try store.upsertSessions(page.items.map(EventMapping.sessionRecord))
+            count += page.items.count
+            lastSeq = max(lastSeq, page.items.compactMap(\.lastSeq).max() ?? 0)
+            after = page.next
+        } while after != nil
+        return (count, lastSeq)
     }
 
     /// Applies a live update with a seq: the next one is appended with the cursor; one already

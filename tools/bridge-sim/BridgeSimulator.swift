@@ -26,6 +26,7 @@ actor BridgeSimulator {
     /// Requests received and not yet answered, per connection; and the most seen at once.
     private var inFlight: [Int: Int] = [:]
     private var maxInFlight = 0
+    private var bytesSentByClosedConnections = 0
     private var encodingRandom = SplitMix64(seed: 0x5EED)
     /// Stock bridges handle one request at a time: requests take tickets in arrival order.
     private var nextTicket = 0
@@ -56,6 +57,7 @@ actor BridgeSimulator {
     }
 
     func unregister(_ connection: SimulatorConnection) {
+        bytesSentByClosedConnections += connection.bytesSent
         connections.removeValue(forKey: connection.id)
         initialized.remove(connection.id)
         connection.finish()
@@ -359,7 +361,8 @@ actor BridgeSimulator {
         case "_sim/stats":
             return ["connections": .number(connections.count), "sessions": .number(history.sessions.count),
                     "events": .number(history.eventCount), "last_seq": .number(history.lastSeq),
-                    "max_in_flight": .number(maxInFlight), "in_flight": .number(inFlight.values.reduce(0, +))]
+                    "max_in_flight": .number(maxInFlight), "in_flight": .number(inFlight.values.reduce(0, +)),
+                    "bytes_sent": .number(bytesSentByClosedConnections + connections.values.reduce(0) { $0 + $1.bytesSent })]
         default:
             throw JSONRPCError(code: -32601, message: "Unknown control method \(method)")
         }

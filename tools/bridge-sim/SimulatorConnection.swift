@@ -11,6 +11,7 @@ final class SimulatorConnection: Sendable {
     private let frames: AsyncStream<(bytes: [UInt8], binary: Bool)>
     private let channel: any Channel
     private let open = Atomic<Bool>(true)
+    private let sentBytes = Atomic<Int>(0)
 
     init(id: Int, channel: any Channel) {
         self.id = id
@@ -22,6 +23,9 @@ final class SimulatorConnection: Sendable {
     func send(_ bytes: [UInt8], binary: Bool = false) {
         queue.yield((bytes, binary))
     }
+
+    /// Payload bytes written to this connection so far.
+    var bytesSent: Int { sentBytes.load(ordering: .relaxed) }
 
     /// False once the connection was dropped or ended.
     var isOpen: Bool { open.load(ordering: .relaxed) }
@@ -48,6 +52,7 @@ final class SimulatorConnection: Sendable {
                 return
             }
             written += 1
+            sentBytes.add(frame.bytes.count, ordering: .relaxed)
             if let closeAfterFrames, written >= closeAfterFrames {
                 drop()
                 return
