@@ -9,6 +9,8 @@ import MirrorStore
 /// The engine owns its `MirrorStore` connection: it is the mirror's one writer while it runs.
 public actor SyncEngine {
     let store: MirrorStore
+    /// Keeps checkpoints out of the engine's commits.
+    private let checkpointer: WALCheckpointer
     let configuration: SyncConfiguration
     let logger: Logger
     private let observer: @Sendable (SyncEvent) -> Void
@@ -31,6 +33,7 @@ public actor SyncEngine {
         observer: @escaping @Sendable (SyncEvent) -> Void = { _ in }
     ) throws {
         store = try MirrorStore(path: mirrorPath)
+        checkpointer = WALCheckpointer(path: mirrorPath)
         self.configuration = configuration
         self.logger = logger
         self.observer = observer

@@ -14,7 +14,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             Uses oa-bridge-sim and oa-sync from the same build directory. The history is seeded into --history the first time (and reused after); the mirror is made anew.
 
             1. Initial sync: oa-sync --once into an empty mirror; wall time, events/s, oa-sync's peak RSS; beside it, the same rows copied by the sqlite3 shell into an empty mirror in one transaction (with and without the full-text index): the limit.
-            2. Incremental sync: oa-sync running, the connection cut, 100 events added, the connection allowed again: time from reconnect to caught up, and bytes the bridge sent for it.
+            2. Incremental sync: oa-sync running, the connection cut, 100 events added to a session, the connection allowed again: time from reconnect to caught up, and bytes the bridge sent for it.
             3. Live latency: 1,000 updates/s for --live-seconds; time from the bridge's append to the row committed in the mirror.
 
             Example: oa-sync-bench --events 1000000 --sessions 1000 --history /tmp/sync-bench-history.sqlite
@@ -71,7 +71,8 @@ struct SyncBenchmark: AsyncParsableCommand {
         try sync.waitFor { $0["state"]?.stringValue == "offline" }
         let updates: [JSONValue] = (0..<100).map { ["sessionUpdate": "agent_message_chunk",
                                                     "content": ["content": ["type": "text", "text": .string("incremental \($0)")]]] }
-        _ = try await control.call("_sim/append", params: ["session_id": "INCREMENTAL", "updates": .array(updates)])
+        let existing = try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID ?? "INCREMENTAL"
+        _ = try await control.call("_sim/append", params: ["session_id": .string(existing), "updates": .array(updates)])
         let bytesBefore = try await control.call("_sim/stats", params: [:]).result["bytes_sent"]?.int64Value ?? 0
         _ = try await control.call("_sim/refuse_connections", params: ["ms": 0])
         try sync.waitFor { $0["state"]?.stringValue == "syncing" }
