@@ -70,6 +70,7 @@ let package = Package(
         .executableTarget(
             name: "oa-sync",
             dependencies: [
+                "Bridge",
                 "Commands",
                 "SyncEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

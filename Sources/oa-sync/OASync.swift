@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bridge
 import Commands
 import Dispatch
 import Foundation
@@ -54,6 +55,9 @@ struct OASync: AsyncParsableCommand {
     @Option(help: "A stock bridge's session with live updates is fetched again after this many quiet milliseconds.")
     var refetchAfterQuietMs = 2000
 
+    @Option(help: "How long the first connection attempt waits for the bridge's answer to initialize, in milliseconds (later attempts wait at least 10 s).")
+    var handshakeTimeoutMs = 3000
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         guard backoffInitialMs > 0, backoffCapMs >= backoffInitialMs else {
@@ -61,6 +65,7 @@ struct OASync: AsyncParsableCommand {
         }
         guard (1...5000).contains(changesPageSize) else { throw ValidationError("--changes-page-size must be 1…5000") }
         guard refetchAfterQuietMs >= 0 else { throw ValidationError("--refetch-after-quiet-ms cannot be negative") }
+        guard handshakeTimeoutMs > 0 else { throw ValidationError("--handshake-timeout-ms must be positive") }
     }
 
     func run() async throws {
@@ -86,6 +91,11 @@ struct OASync: AsyncParsableCommand {
                 mirrorPath: mirrorPath,
                 configuration: SyncConfiguration(
                     bridgeURL: bridgeURL,
+                    clientOptions: BridgeClientOptions(
+                        clientInfo: ClientInfo(name: "oa-sync", title: "OpenAgents Mirror", version: "0.1.0"),
+                        firstHandshakeTimeout: .milliseconds(handshakeTimeoutMs),
+                        retryHandshakeTimeout: .milliseconds(max(handshakeTimeoutMs, 10_000))
+                    ),
                     backoff: BackoffPolicy(initial: .milliseconds(backoffInitialMs), cap: .milliseconds(backoffCapMs)),
                     changesPageSize: changesPageSize,
                     refetchAfterQuiet: .milliseconds(refetchAfterQuietMs)

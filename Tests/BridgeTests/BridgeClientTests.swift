@@ -17,7 +17,7 @@ struct BridgeClientTests {
     func handshake(flavor: String) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         let capabilities = await client.capabilities
         #expect(capabilities.protocolVersion == "0.2.2")
         #expect(capabilities.hasHistoryCursor == (flavor == "cursor"))
@@ -29,7 +29,7 @@ struct BridgeClientTests {
     func historyMethods(flavor: String) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         let recent = try await client.recentSessions()
         #expect(recent.count == 10, "a stock bridge lists the 10 most recent sessions only")
         #expect(recent.map(\.lastTS) == recent.map(\.lastTS).sorted(by: >))
@@ -57,7 +57,7 @@ struct BridgeClientTests {
     func cursorExtension() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("cursor", in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         var seqs: [Int64] = []
         var since: Int64 = 0
         var pages = 0
@@ -85,7 +85,7 @@ struct BridgeClientTests {
     func sessionMethods(flavor: String) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         var updates = client.notifications.makeAsyncIterator()
 
         let sessionID = try await client.newSession()
@@ -124,7 +124,7 @@ struct BridgeClientTests {
     func idempotentPrompt() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("cursor", in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         let session = try await client.newSession()
         let first = try await client.prompt(sessionID: session, text: "once", clientMessageID: "cm-1")
         let again = try await client.prompt(sessionID: session, text: "once", clientMessageID: "cm-1")
@@ -139,7 +139,7 @@ struct BridgeClientTests {
     func ignoredMethodTimesOut(flavor: String) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         await #expect(throws: BridgeError.timedOut(method: "tinyvex/history.deleteSession", after: .milliseconds(300))) {
             try await client.call("tinyvex/history.deleteSession", params: ["session_id": "x"], timeout: .milliseconds(300))
         }
@@ -157,7 +157,7 @@ struct BridgeClientTests {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
         let control = try await SimulatorControl(url: simulator.url)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         try await control.call("set_reply_delay", ["ms": 60_000])
         let started = ContinuousClock.now
         let waiting = Task { try await client.recentSessions() }
@@ -177,7 +177,7 @@ struct BridgeClientTests {
     func notificationsInOrder(flavor: String) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         let control = try await SimulatorControl(url: simulator.url)
         let texts = (0..<300).map { "chunk \($0)" }
         let seqs = try await control.append("ORDER", texts.map { SimulatorControl.chunk($0) })
@@ -202,7 +202,7 @@ struct BridgeClientTests {
         for index in 0..<21 {
             try await control.append("BIG", [SimulatorControl.chunk("\(index) " + piece)])
         }
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         let (result, frame) = try await client.call(BridgeMethod.sessionTimeline, params: ["session_id": "BIG"], timeout: .seconds(60))
         #expect(frame.bytes.count > 20 << 20)
         let items = try #require(result.arrayValue)
@@ -217,7 +217,7 @@ struct BridgeClientTests {
     func garbageFrames(flavor: String) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         let garbage = [
             "not json at all", "[1,2,3]", "[]", "null", "\"just a string\"", #"{"jsonrpc":"2.0"}"#,
             #"{"jsonrpc":"2.0","id":{"x":1},"result":1}"#, #"{"jsonrpc":"2.0","method":12}"#,

@@ -15,7 +15,7 @@ struct ConnectionBehaviourTests {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
         let control = try await SimulatorControl(url: simulator.url)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         try await control.call("set_reply_delay", ["ms": 200])
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<4 { group.addTask { try await client.recentSessions().count } }
@@ -34,7 +34,7 @@ struct ConnectionBehaviourTests {
     func keepaliveFindsADeadBridge() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
-        let options = BridgeClientOptions(requestTimeout: .seconds(120), keepaliveInterval: .milliseconds(300))
+        let options = BridgeClientOptions(firstHandshakeTimeout: .seconds(20), requestTimeout: .seconds(120), keepaliveInterval: .milliseconds(300))
         let client = try await BridgeClient.connect(to: simulator.url, options: options)
         simulator.freeze()
         defer { simulator.thaw() }
@@ -79,7 +79,7 @@ struct ConnectionBehaviourTests {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
         let control = try await SimulatorControl(url: simulator.url)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         await #expect(throws: BridgeError.self) { try await client.call("no/such_method", timeout: .milliseconds(200)) }
         #expect(await !client.isClosed)
         try await control.call("set_reply_delay", ["ms": 60_000])
@@ -94,7 +94,7 @@ struct ConnectionBehaviourTests {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("cursor", in: directory)
         let control = try await SimulatorControl(url: simulator.url)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         try await control.call("set_reply_delay", ["ms": 30_000])
         let waiting = Task { try await client.recentSessions() }
         let sent = try await eventually { try await control.call("stats")["in_flight"]?.int64Value ?? 0 >= 1 }
@@ -114,9 +114,9 @@ struct ConnectionBehaviourTests {
         let simulator = try sampleSimulator("stock", in: directory)
         let control = try await SimulatorControl(url: simulator.url)
         try await control.call("refuse_connections", ["ms": 60_000])
-        await #expect(throws: BridgeError.self) { try await BridgeClient.connect(to: simulator.url) }
+        await #expect(throws: BridgeError.self) { try await BridgeClient.connect(to: simulator.url, options: .forTests) }
         try await control.call("refuse_connections", ["ms": 0])
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         #expect(try await client.recentSessions().count == 10)
         await client.close()
     }
@@ -127,7 +127,7 @@ struct ConnectionBehaviourTests {
         let simulator = try sampleSimulator("stock", in: directory)
         let control = try await SimulatorControl(url: simulator.url)
         try await control.call("close_after_frames", ["frames": 3])
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         _ = try await client.recentSessions()
         _ = try await client.threads()
         let error = await #expect(throws: BridgeError.self) { try await client.recentSessions() }
@@ -141,7 +141,7 @@ struct ConnectionBehaviourTests {
     func binaryFrames() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         let update = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"B","update":{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in binary"}}}}}"#
         _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "binary": true])
         for await notification in client.notifications {

@@ -17,7 +17,7 @@ struct StockSyncTests {
         let first = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("10 timeline(s) fetched"))
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         for session in try await client.recentSessions() {
             let mirrored = try mirroredTimeline(mirror, session: session.sessionID)
             #expect(sameEvents(mirrored, try await bridgeTimeline(client, session: session.sessionID)), "\(session.sessionID)")
@@ -45,7 +45,7 @@ struct StockSyncTests {
         try sync.waitForState("live")
         let control = try await SimulatorControl(url: simulator.url)
         try await control.append(sessionID, (0..<20).map { SimulatorControl.chunk("live \($0)") }, delivery: "duplicate")
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         let expected = try await bridgeTimeline(client, session: sessionID)
         let converged = try await eventually {
             let store = try MirrorStore(path: mirror, mode: .readOnly)
@@ -73,7 +73,7 @@ struct StockSyncTests {
         try sync.waitForState("live")
         sync.kill()
         try await control.call("close_after_frames", ["frames": nil])
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
         for session in try await client.recentSessions() {
             let mirrored = try mirroredTimeline(mirror, session: session.sessionID)
             #expect(sameEvents(mirrored, try await bridgeTimeline(client, session: session.sessionID)))

@@ -18,7 +18,8 @@ public final class OASyncProcess {
     public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
         let process = Process()
         process.executableURL = BuildProducts.executable("oa-sync")
-        process.arguments = arguments
+        // A loaded test machine can be slow to answer; the tests are not about that.
+        process.arguments = arguments + (arguments.contains("--handshake-timeout-ms") ? [] : ["--handshake-timeout-ms", "20000"])
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let output = Pipe()
         let errors = Pipe()
@@ -37,7 +38,8 @@ public final class OASyncProcess {
     public init(bridge: String, database: String, extraArguments: [String] = []) throws {
         process.executableURL = BuildProducts.executable("oa-sync")
         process.arguments = ["--bridge", bridge, "--db", database, "--log-format", "json", "--verbose",
-                             "--backoff-initial-ms", "20", "--backoff-cap-ms", "200", "--refetch-after-quiet-ms", "100"] + extraArguments
+                             "--backoff-initial-ms", "20", "--backoff-cap-ms", "200", "--refetch-after-quiet-ms", "100",
+                             "--handshake-timeout-ms", "20000"] + extraArguments
         process.standardError = errorOutput
         process.standardOutput = FileHandle.nullDevice
         try process.run()

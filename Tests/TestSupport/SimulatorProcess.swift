@@ -87,7 +87,7 @@ public struct SimulatorControl: Sendable {
     public let client: BridgeClient
 
     public init(url: String) async throws {
-        client = try await BridgeClient.connect(to: url)
+        client = try await BridgeClient.connect(to: url, options: .forTests)
     }
 
     /// Persists `updates` to `sessionID` and broadcasts them; returns their seqs.
@@ -110,4 +110,9 @@ public struct SimulatorControl: Sendable {
     public static func chunk(_ text: String, kind: String = "agent_message_chunk") -> JSONValue {
         ["sessionUpdate": .string(kind), "content": ["content": ["type": "text", "text": .string(text)]]]
     }
+}
+
+extension BridgeClientOptions {
+    /// Defaults with handshake timeouts long enough for a loaded test machine.
+    public static let forTests = BridgeClientOptions(firstHandshakeTimeout: .seconds(20), retryHandshakeTimeout: .seconds(20))
 }
