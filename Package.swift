@@ -90,10 +90,15 @@ let package = Package(
             path: "tools/plugins/EmbedSchema"
         ),
 
-        // Tools: benchmarks, probes and demos.
+        // Tools: benchmarks, probes and demos, and what they share.
+        .target(
+            name: "ToolSupport",
+            path: "tools/support"
+        ),
         .executableTarget(
             name: "oa-store-bench",
             dependencies: [
+                "ToolSupport",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -107,6 +112,7 @@ let package = Package(
         .executableTarget(
             name: "oa-bridge-sim",
             dependencies: [
+                "ToolSupport",
                 "Bridge",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -119,6 +125,7 @@ let package = Package(
         .executableTarget(
             name: "oa-bridge-bench",
             dependencies: [
+                "ToolSupport",
                 "Bridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -127,6 +134,7 @@ let package = Package(
         .executableTarget(
             name: "oa-sync-bench",
             dependencies: [
+                "ToolSupport",
                 "Bridge",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -144,7 +152,7 @@ let package = Package(
 
         .target(
             name: "TestSupport",
-            dependencies: ["Bridge"],
+            dependencies: ["Bridge", "ToolSupport"],
             path: "Tests/TestSupport"
         ),
         .testTarget(

@@ -70,7 +70,7 @@ public struct SyncConfiguration: Sendable {
 
 extension Duration {
     /// The duration in seconds.
-    public var seconds: Double {
+    var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import ToolSupport
 
 /// A running `oa-bridge-sim` on 127.0.0.1 and a free port, stopped when released.
 public final class SimulatorProcess {
@@ -7,7 +8,7 @@ public final class SimulatorProcess {
     public let url: String
     /// The simulator's history file.
     public let databasePath: String
-    private let process = Process()
+    private let process: Process
 
     /// The sample desktop history (12 sessions, 299 events), copied into `directory`.
     public static func sampleDatabase(in directory: TemporaryDirectory) throws -> String {
@@ -25,24 +26,11 @@ public final class SimulatorProcess {
     ///   - port: 0 for any free port.
     public init(flavor: String, database: String, seed: (sessions: Int, events: Int)? = nil, port: Int = 0) throws {
         databasePath = database
-        process.executableURL = BuildProducts.executable("oa-bridge-sim")
         var arguments = ["--flavor", flavor, "--port", String(port), "--db", database]
         if let seed { arguments += ["--sessions", String(seed.sessions), "--events", String(seed.events)] }
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var buffer = Data()
-        while !buffer.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw SimulatorError.exited(String(decoding: buffer, as: UTF8.self)) }
-            buffer.append(chunk)
-        }
-        let line = String(decoding: buffer, as: UTF8.self)
-        guard let range = line.range(of: #"ws://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
-            throw SimulatorError.unexpectedOutput(line)
-        }
-        url = String(line[range])
+        let started = try SimulatorLauncher.start(executable: BuildProducts.executable("oa-bridge-sim"), arguments: arguments)
+        process = started.process
+        url = started.url
     }
 
     deinit {
@@ -76,10 +64,6 @@ public final class SimulatorProcess {
         process.waitUntilExit()
     }
 
-    public enum SimulatorError: Error {
-        case exited(String)
-        case unexpectedOutput(String)
-    }
 }
 
 /// A connection that drives the simulator through its `_sim/*` methods.

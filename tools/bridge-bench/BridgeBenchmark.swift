@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bridge
 import Foundation
+import ToolSupport
 
 /// Measures paging `tinyvex/history.changes` through the client over loopback, decoding included.
 @main
@@ -31,28 +32,15 @@ struct BridgeBenchmark: AsyncParsableCommand {
     var runs = 3
 
     func run() async throws {
-        let simulatorPath = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "oa-bridge-sim").path
-        let simulator = Process()
-        simulator.executableURL = URL(fileURLWithPath: simulatorPath)
-        simulator.arguments = ["--flavor", "cursor", "--port", "0", "--db", db, "--sessions", String(sessions), "--events", String(events)]
-        let output = Pipe()
-        simulator.standardOutput = output
         let seedStart = ContinuousClock.now
-        try simulator.run()
-        defer { simulator.terminate() }
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw ValidationError("oa-bridge-sim exited before it was ready") }
-            line.append(chunk)
-        }
-        let ready = String(decoding: line, as: UTF8.self)
-        guard let range = ready.range(of: #"ws://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
-            throw ValidationError("unexpected simulator output: \(ready)")
-        }
-        print("simulator ready after \(formatted(ContinuousClock.now - seedStart)) s: \(ready.trimmingCharacters(in: .whitespacesAndNewlines))")
+        let simulator = try SimulatorLauncher.start(
+            executable: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "oa-bridge-sim"),
+            arguments: ["--flavor", "cursor", "--port", "0", "--db", db, "--sessions", String(sessions), "--events", String(events)]
+        )
+        defer { simulator.process.terminate() }
+        print("simulator ready after \(formatted(ContinuousClock.now - seedStart)) s: \(simulator.readyLine)")
 
-        let client = try await BridgeClient.connect(to: String(ready[range]))
+        let client = try await BridgeClient.connect(to: simulator.url)
         var rates: [Double] = []
         for run in 1...runs {
             var since: Int64 = 0
@@ -83,11 +71,4 @@ struct BridgeBenchmark: AsyncParsableCommand {
     private func formatted(_ duration: Duration) -> String { formatted(duration.seconds) }
 
     private func formatted(_ value: Double) -> String { String(format: "%.2f", value) }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
 }

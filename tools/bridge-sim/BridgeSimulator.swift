@@ -1,4 +1,5 @@
 import Bridge
+import ToolSupport
 import Foundation
 import Logging
 

@@ -1,4 +1,5 @@
 import Bridge
+import ToolSupport
 
 /// The stock desktop bridge's encoding habits.
 enum StockEncoding {

@@ -1,4 +1,5 @@
 import Bridge
+import ToolSupport
 
 /// A deterministic synthetic history for an empty simulator database: `events` events over
 /// `sessions` sessions, shaped like a desktop's (a mode, a user message, streamed thoughts and
@@ -65,22 +66,5 @@ struct SyntheticHistory {
         case 18: return chunk("user_message_chunk", "And also \(sentence(5))")
         default: return #"{"sessionUpdate":"available_commands_update","available_commands":[{"name":"review","description":"Review the diff"}]}"#
         }
-    }
-}
-
-/// SplitMix64: a small deterministic generator.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

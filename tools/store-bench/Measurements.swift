@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Latencies of repeated runs of one operation.
 struct LatencySample {
@@ -23,12 +24,7 @@ struct LatencySample {
 }
 
 extension Duration {
-    var milliseconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-    }
-
-    var seconds: Double { milliseconds / 1000 }
+    var milliseconds: Double { seconds * 1000 }
 }
 
 /// The process's peak resident set size, in MiB.

@@ -1,5 +1,6 @@
 import Foundation
 import MirrorStore
+import ToolSupport
 
 /// The same rows as the store's ingest, inserted by the `sqlite3` command-line shell in one
 /// transaction with multi-row INSERTs: the physical limit of SQLite on this machine.

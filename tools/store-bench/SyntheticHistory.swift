@@ -1,21 +1,5 @@
 import MirrorStore
-
-/// SplitMix64: a small deterministic generator, so every run builds the same history.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import ToolSupport
 
 /// A deterministic synthetic history: `count` events over `sessions` sessions, with ≈150-byte
 /// updates. Session 0 gets 5% of all events and session 1 gets 1% (a 10,000-event timeline in a

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MirrorStore
+import ToolSupport
 
 /// Measures the mirror store against the sqlite3 shell on a synthetic history.
 struct StoreBenchmark: ParsableCommand {

@@ -1,13 +1,7 @@
 import Bridge
 import Foundation
 import MirrorStore
-
-/// The simulator, running.
-struct RunningSimulator {
-    let process: Process
-    let url: String
-    let readyLine: String
-}
+import ToolSupport
 
 /// oa-sync, running in the background, with JSON log lines to read.
 final class RunningSync {
@@ -46,24 +40,11 @@ final class RunningSync {
 struct ToolPaths {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 
-    func startSimulator(history: String, sessions: Int, events: Int) throws -> RunningSimulator {
-        let process = Process()
-        process.executableURL = directory.appending(path: "oa-bridge-sim")
-        process.arguments = ["--flavor", "cursor", "--port", "0", "--db", history, "--sessions", String(sessions), "--events", String(events)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw BenchmarkFailure("oa-bridge-sim exited before it was ready") }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let range = text.range(of: #"ws://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
-            throw BenchmarkFailure("unexpected simulator output: \(text)")
-        }
-        return RunningSimulator(process: process, url: String(text[range]), readyLine: text)
+    func startSimulator(history: String, sessions: Int, events: Int) throws -> SimulatorLauncher.Started {
+        try SimulatorLauncher.start(
+            executable: directory.appending(path: "oa-bridge-sim"),
+            arguments: ["--flavor", "cursor", "--port", "0", "--db", history, "--sessions", String(sessions), "--events", String(events)]
+        )
     }
 
     /// Runs oa-sync to the end; returns its wall time and peak RSS.
@@ -130,12 +111,5 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 
     init(_ description: String) {
         self.description = description
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

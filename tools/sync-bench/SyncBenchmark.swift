@@ -2,6 +2,7 @@ import ArgumentParser
 import Bridge
 import Foundation
 import MirrorStore
+import ToolSupport
 
 /// End-to-end benchmarks of oa-sync with the real binaries: initial sync, incremental sync after
 /// a reconnect, and live-update latency.
@@ -60,7 +61,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         try await liveLatency(simulator: simulator, mirror: mirror, tools: tools)
     }
 
-    private func incremental(simulator: RunningSimulator, mirror: String, tools: ToolPaths) async throws {
+    private func incremental(simulator: SimulatorLauncher.Started, mirror: String, tools: ToolPaths) async throws {
         let sync = try tools.startSync(["--bridge", simulator.url, "--db", mirror, "--log-format", "json",
                                         "--backoff-initial-ms", "50", "--backoff-cap-ms", "100"])
         defer { sync.stop() }
@@ -89,7 +90,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         await control.close()
     }
 
-    private func liveLatency(simulator: RunningSimulator, mirror: String, tools: ToolPaths) async throws {
+    private func liveLatency(simulator: SimulatorLauncher.Started, mirror: String, tools: ToolPaths) async throws {
         let sync = try tools.startSync(["--bridge", simulator.url, "--db", mirror, "--log-format", "json", "--quiet"])
         defer { sync.stop() }
         let reader = try MirrorStore(path: mirror, mode: .readOnly)
