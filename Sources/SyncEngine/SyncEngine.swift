@@ -196,7 +196,13 @@ public actor SyncEngine {
     }
 
     private func recordSuccess() throws {
-        var facts: [String: String?] = [SyncStatusKey.lastSuccessAt: String(MirrorClock.system.now()), SyncStatusKey.lastError: nil]
+        let counts = try store.counts()
+        var facts: [String: String?] = [
+            SyncStatusKey.lastSuccessAt: String(MirrorClock.system.now()),
+            SyncStatusKey.lastError: nil,
+            SyncStatusKey.sessions: String(counts.sessions),
+            SyncStatusKey.events: String(counts.events),
+        ]
         if report.historyCursor {
             facts[SyncStatusKey.historyCursor] = String(try store.historyCursor())
         }

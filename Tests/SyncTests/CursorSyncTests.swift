@@ -21,6 +21,13 @@ struct CursorSyncTests {
         #expect(try store.sessionCount() == 40)
         #expect(try store.sessions().allSatisfy { $0.mode != nil })
         #expect(try store.counts().threads == 10)
+        let status = try store.status()
+        #expect(status[SyncStatusKey.connectionState]?.value == "offline")
+        #expect(status[SyncStatusKey.events]?.value == "6000")
+        #expect(status[SyncStatusKey.historyCursor]?.value == "6000")
+        #expect(status[SyncStatusKey.bridgeURL]?.value == simulator.url)
+        #expect(status[SyncStatusKey.lastSuccessAt] != nil)
+        #expect(status[SyncStatusKey.lastError] == nil)
 
         let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(second.status == 0)
