@@ -78,6 +78,15 @@ let package = Package(
             ]
         ),
 
+        .executableTarget(
+            name: "oa-repl",
+            dependencies: [
+                "Commands",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Build-time: turns schema/*.sql into Swift source inside MirrorStore.
         .executableTarget(
             name: "schema-embedder",

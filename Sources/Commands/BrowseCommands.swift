@@ -1,0 +1,208 @@
+import Bridge
+import MirrorStore
+
+/// Commands that read the mirror: threads, sessions, show, search, status.
+enum BrowseCommands {
+    static let threads = CommandDefinition(
+        words: ["threads"], method: "threads.list", summary: "Mirrored vendor CLI threads, newest first.",
+        parameters: [CommandParameter("limit", .integer, "at most this many (default 20)")],
+        example: "threads --limit 5"
+    ) { arguments, context in
+        let limit = try arguments.integer("limit", default: 20, range: 1...10_000)
+        let threads = try storeCall { try context.store().threads(limit: limit) }
+        let json: JSONValue = .array(threads.map { thread in
+            .object([
+                JSONMember("id", .string(thread.threadID)), JSONMember("title", thread.title.map(JSONValue.string) ?? .null),
+                JSONMember("source", thread.source.map(JSONValue.string) ?? .null),
+                JSONMember("created_at", iso(thread.createdAt)), JSONMember("updated_at", iso(thread.updatedAt)),
+                JSONMember("last_message_at", iso(thread.lastMessageTS)),
+                JSONMember("message_count", thread.messageCount.map { .number($0) } ?? .null),
+            ])
+        })
+        let table = TextTable(headers: ["THREAD", "SOURCE", "UPDATED", "MESSAGES", "TITLE"], rows: threads.map {
+            [$0.threadID, $0.source ?? "-", Formatting.iso8601($0.updatedAt) ?? "-", $0.messageCount.map(String.init) ?? "-", $0.title ?? ""]
+        })
+        return CommandResult(json: json, table: table)
+    }
+
+    static let sessions = CommandDefinition(
+        words: ["sessions"], method: "sessions.list",
+        summary: "Mirrored sessions, most recent activity first: id, title or first prompt, mode, last activity, events, state.",
+        parameters: [CommandParameter("limit", .integer, "at most this many (default 20)"),
+                     CommandParameter("offset", .integer, "skip this many first")],
+        example: "sessions --limit 5"
+    ) { arguments, context in
+        let limit = try arguments.integer("limit", default: 20, range: 1...10_000)
+        let offset = try arguments.integer("offset", default: 0, range: 0...Int(Int32.max))
+        let store = try context.store()
+        let rows = try storeCall { () throws -> [(SessionSummary, String?, String)] in
+            try store.read {
+                try store.sessions(limit: limit, offset: offset).map { session in
+                    let opening = try store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50))
+                    return (session, session.title ?? firstPrompt(opening), try syncState(session, store: store))
+                }
+            }
+        }
+        let json: JSONValue = .array(rows.map { session, title, state in
+            .object([
+                JSONMember("session_id", .string(session.sessionID)), JSONMember("title", title.map(JSONValue.string) ?? .null),
+                JSONMember("mode", session.mode.map(JSONValue.string) ?? .null), JSONMember("last_activity", iso(session.lastTS)),
+                JSONMember("event_count", .number(session.localEventCount)),
+                JSONMember("server_event_count", session.serverEventCount.map { .number($0) } ?? .null),
+                JSONMember("sync_state", .string(state)),
+            ])
+        })
+        let table = TextTable(headers: ["SESSION", "MODE", "LAST ACTIVITY", "EVENTS", "STATE", "TITLE"], rows: rows.map { session, title, state in
+            [Formatting.short(session.sessionID), session.mode ?? "-", Formatting.iso8601(session.lastTS) ?? "-",
+             String(session.localEventCount), state, title ?? ""]
+        })
+        return CommandResult(json: json, table: table)
+    }
+
+    static let show = CommandDefinition(
+        words: ["show"], method: "sessions.show",
+        summary: "A session's timeline as a conversation (chunks merged, tool calls with their results); --raw for the stored events.",
+        parameters: [CommandParameter("session_id", .string, positional: true, required: true, "the session: its id or any unique prefix"),
+                     CommandParameter("raw", .boolean, "the stored events, one by one")],
+        example: "show 5f0c --raw"
+    ) { arguments, context in
+        let session = try context.resolveSession(try arguments.requiredString("session_id"))
+        let events = try storeCall { try context.store().timeline(sessionID: session.sessionID) }
+        if try arguments.bool("raw") {
+            let json: JSONValue = ["session_id": .string(session.sessionID), "events": .array(events.map(eventJSON))]
+            let table = TextTable(headers: ["#", "KIND", "ORIGIN", "TEXT"], rows: events.map {
+                [String($0.ordinal), $0.kind, $0.origin.rawValue + ($0.provisional ? " (provisional)" : ""), $0.text]
+            })
+            return CommandResult(json: json, table: table)
+        }
+        let conversation = Conversation(events: events)
+        let json: JSONValue = ["session_id": .string(session.sessionID), "entries": .array(conversation.entries.map(entryJSON))]
+        return CommandResult(json: json, text: ConversationText.render(conversation))
+    }
+
+    static let search = CommandDefinition(
+        words: ["search"], method: "search",
+        summary: "Full-text search over every timeline: every word must occur; a word ending in * is a prefix.",
+        parameters: [CommandParameter("query", .text, positional: true, required: true, "the words to look for"),
+                     CommandParameter("limit", .integer, "at most this many hits (default 20)")],
+        example: "search flaky reconnect"
+    ) { arguments, context in
+        let query = try arguments.requiredString("query")
+        let limit = try arguments.integer("limit", default: 20, range: 1...1000)
+        let hits = try storeCall { try context.store().search(query, limit: limit) }
+        let json: JSONValue = .array(hits.map { hit in
+            .object([JSONMember("session_id", .string(hit.sessionID)), JSONMember("ordinal", .number(hit.ordinal)),
+                     JSONMember("event_id", .number(hit.eventID)), JSONMember("kind", .string(hit.kind)),
+                     JSONMember("time", iso(hit.timestamp)), JSONMember("snippet", .string(hit.snippet))])
+        })
+        let table = TextTable(headers: ["SESSION", "#", "KIND", "SNIPPET"], rows: hits.map {
+            [Formatting.short($0.sessionID), String($0.ordinal), $0.kind, $0.snippet]
+        })
+        return CommandResult(json: json, table: table)
+    }
+
+    static let status = CommandDefinition(
+        words: ["status"], method: "status",
+        summary: "The mirror, the bridge, the connection as oa-sync last wrote it, the last sync, counts, pending prompts.",
+        parameters: [], example: "status"
+    ) { _, context in
+        let store = try context.store()
+        let (status, counts) = try storeCall { try store.read { (try store.status(), try store.counts()) } }
+        func value(_ key: String) -> String? { status[key]?.value }
+        let pending = (counts.outbox[.queued] ?? 0) + (counts.outbox[.sending] ?? 0)
+        let json: JSONValue = [
+            "mirror": .string(context.mirrorPath),
+            "bridge": value(SyncStatusKey.bridgeURL).map(JSONValue.string) ?? .null,
+            "connection_state": value(SyncStatusKey.connectionState).map(JSONValue.string) ?? .null,
+            "state_since": iso(status[SyncStatusKey.connectionState]?.updatedAt),
+            "last_success": iso(value(SyncStatusKey.lastSuccessAt).flatMap { Int64($0) }),
+            "last_error": value(SyncStatusKey.lastError).map(JSONValue.string) ?? .null,
+            "history_cursor": value(SyncStatusKey.historyCursor).flatMap { Int64($0) }.map { .number($0) } ?? .null,
+            "sessions": .number(counts.sessions), "events": .number(counts.events), "threads": .number(counts.threads),
+            "prompts_pending": .number(pending),
+            "prompts_failed": .number(counts.outbox[.failed] ?? 0),
+            "prompts_unconfirmed": .number(counts.outbox[.unconfirmed] ?? 0),
+        ]
+        let rows: [[String]] = [
+            ["mirror", context.mirrorPath], ["bridge", value(SyncStatusKey.bridgeURL) ?? "(never synced)"],
+            ["connection", value(SyncStatusKey.connectionState) ?? "-"],
+            ["last sync", Formatting.iso8601(value(SyncStatusKey.lastSuccessAt).flatMap { Int64($0) }) ?? "never"],
+            ["last error", value(SyncStatusKey.lastError) ?? "-"],
+            ["contents", "\(counts.sessions) sessions, \(counts.events) events, \(counts.threads) threads"],
+            ["prompts", "\(pending) pending, \(counts.outbox[.failed] ?? 0) failed, \(counts.outbox[.unconfirmed] ?? 0) unconfirmed"],
+        ]
+        return CommandResult(json: json, table: TextTable(headers: ["", ""], rows: rows))
+    }
+
+    // MARK: Helpers
+
+    static func iso(_ milliseconds: Int64?) -> JSONValue {
+        Formatting.iso8601(milliseconds).map(JSONValue.string) ?? .null
+    }
+
+    /// The first user message of a timeline's opening, on one line.
+    static func firstPrompt(_ events: [TimelineEvent]) -> String? {
+        for case .message(.user, let text, _, _) in Conversation(events: events).entries {
+            let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            if !line.isEmpty { return line }
+        }
+        return nil
+    }
+
+    /// `local` (made offline), `provisional` (live updates awaiting confirmation), `pending`
+    /// (prompts queued) or `synced`.
+    static func syncState(_ session: SessionSummary, store: MirrorStore) throws -> String {
+        if session.origin == .local { return "local" }
+        let provisional = try store.database.scalarInt64(
+            "SELECT count(*) FROM events WHERE session_id = ? AND provisional = 1", [session.sessionID]) ?? 0
+        if provisional > 0 { return "provisional" }
+        let queued = try store.database.scalarInt64(
+            "SELECT count(*) FROM outbox WHERE session_id = ? AND state IN ('queued', 'sending')", [session.sessionID]) ?? 0
+        return queued > 0 ? "pending" : "synced"
+    }
+
+    static func eventJSON(_ event: TimelineEvent) -> JSONValue {
+        .object([
+            JSONMember("event_id", .number(event.eventID)), JSONMember("ordinal", .number(event.ordinal)),
+            JSONMember("seq", event.seq.map { .number($0) } ?? .null), JSONMember("time", iso(event.timestamp)),
+            JSONMember("kind", .string(event.kind)), JSONMember("text", .string(event.text)),
+            JSONMember("origin", .string(event.origin.rawValue)), JSONMember("provisional", .bool(event.provisional)),
+            JSONMember("update", (try? JSONParser.parse(event.updateJSON)).map { JSONValue($0.kind) }
+                ?? .string(String(decoding: event.updateJSON, as: UTF8.self))),
+        ])
+    }
+
+    static func entryJSON(_ entry: Conversation.Entry) -> JSONValue {
+        switch entry {
+        case .message(let role, let text, let local, let ordinal):
+            return ["type": "message", "role": .string(role.rawValue), "text": .string(text), "local": .bool(local), "ordinal": .number(ordinal)]
+        case .plan(let entries, let ordinal):
+            return ["type": "plan", "ordinal": .number(ordinal), "entries": .array(entries.map { entry in
+                .object([JSONMember("content", .string(entry.content)), JSONMember("status", entry.status.map(JSONValue.string) ?? .null),
+                         JSONMember("priority", entry.priority.map(JSONValue.string) ?? .null)])
+            })]
+        case .toolCall(let call):
+            return .object([
+                JSONMember("type", "tool_call"), JSONMember("ordinal", .number(call.firstOrdinal)), JSONMember("call_id", .string(call.callID)),
+                JSONMember("name", .string(call.name)), JSONMember("arguments", call.arguments.map(JSONValue.string) ?? .null),
+                JSONMember("status", call.status.map(JSONValue.string) ?? .null), JSONMember("error", call.error.map(JSONValue.string) ?? .null),
+                JSONMember("output", call.output.map(JSONValue.string) ?? .null),
+            ])
+        case .modeChange(let mode, let ordinal):
+            return ["type": "mode", "mode": .string(mode), "ordinal": .number(ordinal)]
+        case .commands(let names, let ordinal):
+            return ["type": "commands", "names": .array(names.map(JSONValue.string)), "ordinal": .number(ordinal)]
+        case .other(let kind, let json, let ordinal):
+            return ["type": "other", "kind": .string(kind), "update": .string(json), "ordinal": .number(ordinal)]
+        }
+    }
+}
+
+/// Runs a store call, turning its errors into command errors.
+func storeCall<T>(_ body: () throws -> T) throws(CommandError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw CommandError.wrapping(error)
+    }
+}

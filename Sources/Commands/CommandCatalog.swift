@@ -1,0 +1,106 @@
+import Bridge
+
+/// Every command, and how a text line or a JSON-lines method finds one.
+public enum CommandCatalog {
+    /// The commands, in the order help lists them.
+    public static let all: [CommandDefinition] = [
+        BrowseCommands.threads, BrowseCommands.sessions, BrowseCommands.show, BrowseCommands.search,
+        OutboxCommands.prompt, OutboxCommands.list, OutboxCommands.retry, OutboxCommands.drop,
+        ExportCommand.export, BrowseCommands.status, SyncCommand.sync, help, methods, quit,
+    ]
+
+    static let help = CommandDefinition(
+        words: ["help"], method: "help", summary: "List the commands, or explain one.",
+        parameters: [CommandParameter("command", .text, positional: true, "a command's name")],
+        example: "help show"
+    ) { arguments, _ in
+        if let name = try arguments.string("command"), !name.isEmpty {
+            guard let command = all.first(where: { $0.name == name || $0.method == name }) else { throw CommandError.unknownCommand(name) }
+            var lines = ["\(command.usage)", "  \(command.summary)", "  JSON-lines method: \(command.method)"]
+            for parameter in command.parameters {
+                lines.append("  \(parameter.positional ? parameter.name.uppercased() : "--" + parameter.name.replacing("_", with: "-")): \(parameter.summary)")
+            }
+            lines.append("  example: \(command.example)")
+            return CommandResult(json: describe(command), text: lines.joined(separator: "\n"))
+        }
+        let width = all.map { $0.usage.count }.max() ?? 0
+        let lines = all.map { $0.usage.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.summary }
+        return CommandResult(json: .array(all.map(describe)), text: lines.joined(separator: "\n")
+            + "\n\nSessions may be named by any unique prefix of their id. Dot commands: .mode table|json|markdown")
+    }
+
+    static let methods = CommandDefinition(
+        words: ["methods"], method: "methods", summary: "The JSON-lines methods and their params.",
+        parameters: [], example: "methods"
+    ) { _, _ in
+        CommandResult(json: .array(all.map(describe)), text: all.map { "\($0.method)(\($0.parameters.map(\.name).joined(separator: ", ")))" }.joined(separator: "\n"))
+    }
+
+    static let quit = CommandDefinition(
+        words: ["quit"], method: "quit", summary: "Leave the REPL.", parameters: [], example: "quit"
+    ) { _, _ in
+        var result = CommandResult(json: [:], text: nil)
+        result.quits = true
+        return result
+    }
+
+    /// The command a text line names, and the words after its own.
+    public static func command(forWords words: [String]) throws(CommandError) -> (CommandDefinition, [String]) {
+        guard let first = words.first else { throw .unknownCommand("(empty)") }
+        let candidates = all.filter { $0.words.first == first }.sorted { $0.words.count > $1.words.count }
+        for command in candidates where Array(words.prefix(command.words.count)) == command.words {
+            return (command, Array(words.dropFirst(command.words.count)))
+        }
+        throw .unknownCommand(first)
+    }
+
+    /// The command behind a JSON-lines method.
+    public static func command(forMethod method: String) throws(CommandError) -> CommandDefinition {
+        guard let command = all.first(where: { $0.method == method }) else { throw .unknownCommand(method) }
+        return command
+    }
+
+    static func describe(_ command: CommandDefinition) -> JSONValue {
+        .object([
+            JSONMember("method", .string(command.method)), JSONMember("command", .string(command.name)),
+            JSONMember("summary", .string(command.summary)),
+            JSONMember("params", .array(command.parameters.map { parameter in
+                .object([JSONMember("name", .string(parameter.name)),
+                         JSONMember("type", .string(parameter.kind == .text ? "string" : parameter.kind.rawValue)),
+                         JSONMember("required", .bool(parameter.required)), JSONMember("summary", .string(parameter.summary))])
+            })),
+        ])
+    }
+}
+
+/// Runs commands for a front end.
+public struct CommandRunner {
+    public let context: CommandContext
+
+    public init(context: CommandContext) {
+        self.context = context
+    }
+
+    /// Runs one text line (`sessions --limit 5`).
+    public func run(line: String) async throws(CommandError) -> CommandResult {
+        let words = try CommandLineWords.split(line)
+        let (command, rest) = try CommandCatalog.command(forWords: words)
+        let arguments = try command.arguments(fromWords: rest)
+        return try await execute(command, arguments)
+    }
+
+    /// Runs one JSON-lines method with its params.
+    public func run(method: String, params: JSONValue?) async throws(CommandError) -> CommandResult {
+        let command = try CommandCatalog.command(forMethod: method)
+        let arguments = try command.arguments(fromJSON: params)
+        return try await execute(command, arguments)
+    }
+
+    private func execute(_ command: CommandDefinition, _ arguments: CommandArguments) async throws(CommandError) -> CommandResult {
+        do {
+            return try await command.run(arguments, context)
+        } catch {
+            throw CommandError.wrapping(error)
+        }
+    }
+}

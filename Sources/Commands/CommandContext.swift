@@ -1,0 +1,53 @@
+import Foundation
+import MirrorStore
+
+/// What commands work on: the mirror (opened on first use) and the bridge `sync` talks to.
+///
+/// One front end owns a context and runs its commands one after another.
+public final class CommandContext {
+    public let mirrorPath: String
+    public let bridgeURL: String
+    let clock: MirrorClock
+    private var openedStore: MirrorStore?
+
+    public init(mirrorPath: String, bridgeURL: String, clock: MirrorClock = .system) {
+        self.mirrorPath = mirrorPath
+        self.bridgeURL = bridgeURL
+        self.clock = clock
+    }
+
+    /// The mirror; a missing one is an error (nothing was ever synced into it).
+    func store() throws(CommandError) -> MirrorStore {
+        if let openedStore { return openedStore }
+        guard FileManager.default.fileExists(atPath: mirrorPath) else {
+            throw .store("no mirror at \(mirrorPath): run oa-sync (or the sync command) first, or pass --db")
+        }
+        do {
+            let store = try MirrorStore(path: mirrorPath, clock: clock)
+            openedStore = store
+            return store
+        } catch {
+            throw .store("\(error)")
+        }
+    }
+
+    /// Closes the mirror, so that another writer (a sync) may take it.
+    func closeStore() {
+        openedStore = nil
+    }
+
+    /// The one session `prefix` names: an exact id, or the only id starting with it.
+    func resolveSession(_ prefix: String) throws(CommandError) -> SessionSummary {
+        let store = try store()
+        do {
+            if let exact = try store.session(id: prefix) { return exact }
+            let candidates = try store.sessionIDs(withPrefix: prefix, limit: 10)
+            guard let only = candidates.first else { throw CommandError.unknownSession(prefix) }
+            guard candidates.count == 1 else { throw CommandError.ambiguousSession(prefix: prefix, candidates: candidates) }
+            guard let session = try store.session(id: only) else { throw CommandError.unknownSession(prefix) }
+            return session
+        } catch {
+            throw CommandError.wrapping(error)
+        }
+    }
+}

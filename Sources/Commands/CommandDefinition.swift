@@ -1,0 +1,153 @@
+import Bridge
+
+/// One argument of a command.
+public struct CommandParameter: Sendable {
+    public enum Kind: String, Sendable {
+        case string
+        case integer
+        case boolean
+        /// The rest of the command line (as text), or a string (as JSON).
+        case text
+    }
+
+    /// The snake_case name: the JSON-lines param, and the `--flag` of the text form.
+    public let name: String
+    public let kind: Kind
+    /// Given by position in the text form (`show SESSION`) rather than as `--name VALUE`.
+    public let positional: Bool
+    public let required: Bool
+    public let summary: String
+
+    public init(_ name: String, _ kind: Kind, positional: Bool = false, required: Bool = false, _ summary: String) {
+        self.name = name
+        self.kind = kind
+        self.positional = positional
+        self.required = required
+        self.summary = summary
+    }
+}
+
+/// What a command produced, for every front end: JSON for scripts, a table or text for people.
+public struct CommandResult: Sendable {
+    /// The result as the JSON-lines mode answers it.
+    public var json: JSONValue
+    /// Rows, for list results.
+    public var table: TextTable?
+    /// Text, for other results (a conversation, a document, a message).
+    public var text: String?
+    /// The front end should stop after this.
+    public var quits = false
+
+    public init(json: JSONValue, table: TextTable? = nil, text: String? = nil) {
+        self.json = json
+        self.table = table
+        self.text = text
+    }
+}
+
+/// A command, defined once for the REPL, scripts and the JSON-lines mode.
+public struct CommandDefinition: Sendable {
+    /// Its words in the text form: `["sessions"]`, `["outbox", "retry"]`.
+    public let words: [String]
+    /// Its JSON-lines method: `sessions.list`.
+    public let method: String
+    public let summary: String
+    public let parameters: [CommandParameter]
+    /// A sample line, for help.
+    public let example: String
+    let run: @Sendable (CommandArguments, CommandContext) async throws -> CommandResult
+
+    /// `outbox retry`.
+    public var name: String { words.joined(separator: " ") }
+
+    /// `show SESSION [--raw]`.
+    public var usage: String {
+        let parts = parameters.map { parameter -> String in
+            let shown = parameter.positional ? parameter.name.uppercased() : "--\(parameter.name.replacing("_", with: "-"))"
+                + (parameter.kind == .boolean ? "" : " N")
+            return parameter.required ? shown : "[\(shown)]"
+        }
+        return ([name] + parts).joined(separator: " ")
+    }
+
+    /// Reads the text form's words after the command's own into arguments.
+    func arguments(fromWords words: [String]) throws(CommandError) -> CommandArguments {
+        var values: [String: JSONValue] = [:]
+        var positionals = parameters.filter(\.positional)
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word.hasPrefix("--"), word.count > 2 {
+                let body = word.dropFirst(2)
+                let (flag, inlineValue) = body.split(separator: "=", maxSplits: 1).map(String.init).splitPair
+                let name = flag.replacing("-", with: "_")
+                guard let parameter = parameters.first(where: { $0.name == name && !$0.positional }) else {
+                    throw .badArguments("\(self.name) has no option --\(flag)")
+                }
+                if parameter.kind == .boolean {
+                    values[name] = .bool(inlineValue.map { $0 != "false" } ?? true)
+                } else {
+                    guard let value = inlineValue ?? (index + 1 < words.count ? words[index + 1] : nil) else {
+                        throw .badArguments("--\(flag) needs a value")
+                    }
+                    if inlineValue == nil { index += 1 }
+                    values[name] = .string(value)
+                }
+            } else if let parameter = positionals.first {
+                if parameter.kind == .text {
+                    values[parameter.name] = .string(words[index...].joined(separator: " "))
+                    index = words.count
+                    continue
+                }
+                positionals.removeFirst()
+                values[parameter.name] = .string(word)
+            } else {
+                throw .badArguments("\(name) does not take \"\(word)\"; usage: \(usage)")
+            }
+            index += 1
+        }
+        return try validated(CommandArguments(values), fromText: true)
+    }
+
+    /// Checks JSON-lines params: known names, right types, required ones present.
+    func arguments(fromJSON params: JSONValue?) throws(CommandError) -> CommandArguments {
+        guard let params, !params.isNull else { return try validated(CommandArguments(), fromText: false) }
+        guard let members = params.objectValue else { throw .badArguments("params must be an object") }
+        var values: [String: JSONValue] = [:]
+        for member in members {
+            guard parameters.contains(where: { $0.name == member.key }) else {
+                throw .badArguments("\(method) has no param \(member.key); it takes: \(parameters.map(\.name).joined(separator: ", "))")
+            }
+            values[member.key] = member.value
+        }
+        return try validated(CommandArguments(values), fromText: false)
+    }
+
+    private func validated(_ arguments: CommandArguments, fromText: Bool) throws(CommandError) -> CommandArguments {
+        var arguments = arguments
+        for parameter in parameters {
+            guard let value = arguments.values[parameter.name], !value.isNull else {
+                if parameter.required { throw .badArguments("\(parameter.name) is required; usage: \(usage)") }
+                continue
+            }
+            switch parameter.kind {
+            case .string, .text:
+                guard value.stringValue != nil else { throw .badArguments("\(parameter.name) must be a string") }
+            case .integer:
+                let number = value.int64Value ?? (fromText ? value.stringValue.flatMap { Int64($0) } : nil)
+                guard let number else { throw .badArguments("\(parameter.name) must be a whole number") }
+                arguments.values[parameter.name] = .number(number)
+            case .boolean:
+                guard value.boolValue != nil else { throw .badArguments("\(parameter.name) must be true or false") }
+            }
+        }
+        return arguments
+    }
+}
+
+extension Array where Element == String {
+    /// `["a", "b"]` → `("a", "b")`; `["a"]` → `("a", nil)`.
+    fileprivate var splitPair: (String, String?) {
+        (first ?? "", count > 1 ? self[1] : nil)
+    }
+}

@@ -1,0 +1,74 @@
+import Bridge
+import MirrorStore
+
+/// Why a command failed, with the JSON-RPC code the JSON-lines mode answers with.
+public enum CommandError: Error, Equatable, CustomStringConvertible {
+    /// The line was not JSON (-32700).
+    case parseError(String)
+    /// The JSON was not a request (-32600).
+    case invalidRequest(String)
+    /// No such command or method (-32601).
+    case unknownCommand(String)
+    /// Missing, extra or ill-typed arguments (-32602).
+    case badArguments(String)
+    /// No mirrored session starts with this (-32000).
+    case unknownSession(String)
+    /// More than one mirrored session starts with this (-32001).
+    case ambiguousSession(prefix: String, candidates: [String])
+    /// The mirror failed (-32002).
+    case store(String)
+    /// The bridge could not be reached or failed (-32003).
+    case bridge(String)
+    /// No outbox item with this id, or not in a state that allows the change (-32004).
+    case outbox(String)
+    /// The export's file exists and `force` was not given (-32005).
+    case fileExists(String)
+    /// A file could not be written (-32006).
+    case io(String)
+
+    /// The JSON-RPC error code.
+    public var code: Int {
+        switch self {
+        case .parseError: -32700
+        case .invalidRequest: -32600
+        case .unknownCommand: -32601
+        case .badArguments: -32602
+        case .unknownSession: -32000
+        case .ambiguousSession: -32001
+        case .store: -32002
+        case .bridge: -32003
+        case .outbox: -32004
+        case .fileExists: -32005
+        case .io: -32006
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .parseError(let message): "not JSON: \(message)"
+        case .invalidRequest(let message): "not a JSON-RPC request: \(message)"
+        case .unknownCommand(let name): "unknown command or method \(name); help lists the commands, methods the methods"
+        case .badArguments(let message): message
+        case .unknownSession(let prefix): "no mirrored session starts with \(prefix)"
+        case .ambiguousSession(let prefix, let candidates):
+            "\(prefix) is ambiguous: \(candidates.joined(separator: ", "))\(candidates.count > 9 ? ", …" : "")"
+        case .store(let message): "mirror: \(message)"
+        case .bridge(let message): "bridge: \(message)"
+        case .outbox(let message): message
+        case .fileExists(let path): "\(path) exists: pass --force (force: true) to overwrite it"
+        case .io(let message): message
+        }
+    }
+
+    /// Wraps what the lower layers throw.
+    static func wrapping(_ error: any Error) -> CommandError {
+        switch error {
+        case let error as CommandError: return error
+        case MirrorStoreError.unknownOutboxItem, MirrorStoreError.invalidOutboxTransition, MirrorStoreError.outboxItemInFlight:
+            return .outbox("\(error)")
+        case MirrorStoreError.unknownSession(let id): return .unknownSession(id)
+        case let error as BridgeError: return .bridge(error.description)
+        default: return .store("\(error)")
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Bridge
+import MirrorStore
+
+/// A timeline read as a conversation: consecutive chunks of one kind merged into one message,
+/// each tool call joined with its updates, everything else kept in place.
+public struct Conversation: Sendable, Equatable {
+    /// One entry of the conversation.
+    public enum Entry: Sendable, Equatable {
+        /// A user or assistant message, or the agent's thinking; `local` for prompts written here.
+        case message(role: Role, text: String, local: Bool, firstOrdinal: Int64)
+        case plan(entries: [PlanEntry], firstOrdinal: Int64)
+        case toolCall(ToolCallEntry)
+        case modeChange(mode: String, firstOrdinal: Int64)
+        case commands(names: [String], firstOrdinal: Int64)
+        /// An update this client cannot type, shown as it came.
+        case other(kind: String, json: String, firstOrdinal: Int64)
+    }
+
+    public enum Role: String, Sendable {
+        case user
+        case assistant
+        case thinking
+    }
+
+    /// A tool call and what became of it.
+    public struct ToolCallEntry: Sendable, Equatable {
+        public var callID: String
+        public var name: String
+        /// The arguments, as compact JSON.
+        public var arguments: String?
+        /// The last status reported (`started`, `completed`, `error`), if any.
+        public var status: String?
+        public var error: String?
+        /// The output, as text: its strings, or compact JSON.
+        public var output: String?
+        public var firstOrdinal: Int64
+    }
+
+    public var entries: [Entry]
+
+    /// Builds the conversation of a timeline (events in order).
+    public init(events: [TimelineEvent]) {
+        var entries: [Entry] = []
+        var toolIndex: [String: Int] = [:]
+        for event in events {
+            let update = SessionUpdate(rawBytes: event.updateJSON)
+            switch update.variant {
+            case .userMessageChunk(let block), .agentMessageChunk(let block), .agentThoughtChunk(let block):
+                let role: Role = event.kind == "user_message_chunk" ? .user : event.kind == "agent_thought_chunk" ? .thinking : .assistant
+                let local = event.origin == .local
+                if case .message(let lastRole, let text, let lastLocal, let ordinal)? = entries.last, lastRole == role, lastLocal == local {
+                    entries[entries.count - 1] = .message(role: role, text: text + block.plainText, local: local, firstOrdinal: ordinal)
+                } else {
+                    entries.append(.message(role: role, text: block.plainText, local: local, firstOrdinal: event.ordinal))
+                }
+            case .plan(let plan):
+                entries.append(.plan(entries: plan, firstOrdinal: event.ordinal))
+            case .toolCall(let call):
+                toolIndex[call.callID] = entries.count
+                entries.append(.toolCall(ToolCallEntry(
+                    callID: call.callID, name: call.name, arguments: call.arguments.map { JSONWriter.bytes(of: $0) }.map { String(decoding: $0, as: UTF8.self) },
+                    status: nil, error: nil, output: nil, firstOrdinal: event.ordinal
+                )))
+            case .toolCallUpdate(let update):
+                let output = update.output.map(Self.outputText)
+                if let index = toolIndex[update.callID], case .toolCall(var call) = entries[index] {
+                    call.status = update.status ?? call.status
+                    call.error = update.error ?? call.error
+                    call.output = [call.output, output].compactMap { $0 }.joined(separator: "\n").nilIfEmpty
+                    entries[index] = .toolCall(call)
+                } else {
+                    entries.append(.toolCall(ToolCallEntry(callID: update.callID, name: "tool", arguments: nil, status: update.status,
+                                                           error: update.error, output: output, firstOrdinal: event.ordinal)))
+                }
+            case .currentModeUpdate(let mode):
+                entries.append(.modeChange(mode: mode, firstOrdinal: event.ordinal))
+            case .availableCommandsUpdate(let commands):
+                entries.append(.commands(names: commands.map(\.name), firstOrdinal: event.ordinal))
+            case .unknown(let kind):
+                entries.append(.other(kind: kind, json: String(decoding: event.updateJSON, as: UTF8.self), firstOrdinal: event.ordinal))
+            }
+        }
+        self.entries = entries
+    }
+
+    /// A tool's output as text: `stdout`/`stderr` and other strings joined by lines; other JSON as it is.
+    private static func outputText(_ output: JSONValue) -> String {
+        if let text = output.stringValue { return text }
+        let strings = collectStrings(output)
+        return strings.isEmpty ? String(decoding: JSONWriter.bytes(of: output), as: UTF8.self) : strings.joined(separator: "\n")
+    }
+
+    private static func collectStrings(_ value: JSONValue) -> [String] {
+        switch value.kind {
+        case .string(let string): [string]
+        case .array(let elements): elements.flatMap(collectStrings)
+        case .object(let members): members.flatMap { collectStrings($0.value) }
+        default: []
+        }
+    }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}

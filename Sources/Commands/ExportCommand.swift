@@ -1,0 +1,42 @@
+import Bridge
+import Foundation
+
+/// `export`: a session as Markdown, to standard output or a file.
+enum ExportCommand {
+    static let export = CommandDefinition(
+        words: ["export"], method: "export.markdown",
+        summary: "A session as Markdown: to standard output, or to PATH (a directory gets openagents-<first 8 of the id>.md).",
+        parameters: [CommandParameter("session_id", .string, positional: true, required: true, "the session: its id or any unique prefix"),
+                     CommandParameter("path", .string, positional: true, "the file (or directory) to write"),
+                     CommandParameter("force", .boolean, "overwrite an existing file"),
+                     CommandParameter("timestamp", .boolean, "note the export time in the header")],
+        example: "export 5f0c ~/notes/"
+    ) { arguments, context in
+        let session = try context.resolveSession(try arguments.requiredString("session_id"))
+        let events = try storeCall { try context.store().timeline(sessionID: session.sessionID) }
+        let document = MarkdownExport.document(session: session, events: events,
+                                               exportedAt: try arguments.bool("timestamp") ? context.clock.now() : nil)
+        guard let requested = try arguments.string("path") else {
+            return CommandResult(json: ["session_id": .string(session.sessionID), "markdown": .string(document)], text: document)
+        }
+        let path = destination(for: requested, sessionID: session.sessionID)
+        if FileManager.default.fileExists(atPath: path), try !arguments.bool("force") { throw CommandError.fileExists(path) }
+        do {
+            try Data(document.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CommandError.io("cannot write \(path): \(error.localizedDescription)")
+        }
+        return CommandResult(json: ["session_id": .string(session.sessionID), "path": .string(path), "bytes": .number(document.utf8.count)],
+                             text: "wrote \(path)")
+    }
+
+    /// `requested`, or the default file name inside it when it is a directory.
+    static func destination(for requested: String, sessionID: String) -> String {
+        let expanded = (requested as NSString).expandingTildeInPath
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: expanded, isDirectory: &isDirectory), isDirectory.boolValue {
+            return URL(fileURLWithPath: expanded).appending(path: "openagents-\(sessionID.prefix(8)).md").path
+        }
+        return expanded
+    }
+}

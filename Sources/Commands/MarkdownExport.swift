@@ -1,0 +1,95 @@
+import Bridge
+import MirrorStore
+
+/// A session as a Markdown document: the desktop's "Export Transcript", with its faults fixed.
+///
+/// A title and a short header; consecutive chunks merged into one block; thinking, plans (with
+/// status) and tool calls (arguments and outcome in fenced blocks); unknown events listed, not
+/// dropped; message text that would break the document (headings, fences) escaped. The same
+/// mirror always gives the same bytes; the export time appears only when asked for.
+public enum MarkdownExport {
+    public static func document(session: SessionSummary, events: [TimelineEvent], exportedAt: Int64? = nil) -> String {
+        let conversation = Conversation(events: events)
+        var lines: [String] = ["# " + escapeInline(title(session: session, conversation: conversation)), ""]
+        lines.append("- Session: `\(session.sessionID)`")
+        if let mode = session.mode { lines.append("- Mode: \(escapeInline(mode))") }
+        let times = events.compactMap(\.timestamp)
+        if let first = Formatting.iso8601(times.min()) { lines.append("- First activity: \(first)") }
+        if let last = Formatting.iso8601(times.max() ?? session.lastTS) { lines.append("- Last activity: \(last)") }
+        lines.append("- Events: \(events.count)")
+        if let exported = Formatting.iso8601(exportedAt) { lines.append("- Exported: \(exported)") }
+        for entry in conversation.entries {
+            lines.append("")
+            lines += render(entry)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The session's title, else its first user message (first line, 80 characters), else its id.
+    static func title(session: SessionSummary, conversation: Conversation) -> String {
+        if let title = session.title, !title.isEmpty { return title }
+        for case .message(.user, let text, _, _) in conversation.entries {
+            let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            if !line.isEmpty { return line.count > 80 ? String(line.prefix(79)) + "…" : line }
+        }
+        return "Session \(session.sessionID)"
+    }
+
+    private static func render(_ entry: Conversation.Entry) -> [String] {
+        switch entry {
+        case .message(.user, let text, let local, _):
+            return ["## User" + (local ? " (sent from this mirror)" : ""), ""] + escapeBlock(text)
+        case .message(.assistant, let text, _, _):
+            return ["## Assistant", ""] + escapeBlock(text)
+        case .message(.thinking, let text, _, _):
+            return ["> _Thinking:_"] + escapeBlock(text).map { $0.isEmpty ? ">" : "> " + $0 }
+        case .plan(let entries, _):
+            return ["**Plan**", ""] + entries.map { entry in
+                let box = entry.status == "completed" ? "[x]" : "[ ]"
+                let details = [entry.status?.replacing("_", with: " "), entry.priority.map { "\($0) priority" }].compactMap { $0 }
+                return "- \(box) \(escapeInline(entry.content))" + (details.isEmpty ? "" : " _(\(details.joined(separator: ", ")))_")
+            }
+        case .toolCall(let call):
+            var lines = ["**Tool call** `\(call.name)` (`\(call.callID)`)" + (call.status.map { ": \($0)" } ?? "")]
+            if let arguments = call.arguments { lines += ["", "Arguments:"] + fenced(arguments, language: "json") }
+            if let error = call.error { lines += ["", "Error:"] + fenced(error, language: "") }
+            if let output = call.output { lines += ["", "Output:"] + fenced(output, language: "") }
+            return lines
+        case .modeChange(let mode, _):
+            return ["_Mode: \(escapeInline(mode))_"]
+        case .commands(let names, _):
+            return ["_Commands available: \(names.map { "`/\($0)`" }.joined(separator: ", "))_"]
+        case .other(let kind, let json, _):
+            return ["**Event** `\(kind)` (not shown by this version):"] + fenced(json, language: "json")
+        }
+    }
+
+    /// Message text as Markdown lines, with what would break the document escaped: headings
+    /// (`#` at a line's start), fences, and block quotes that are not the agent's.
+    static func escapeBlock(_ text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("#") || trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") || trimmed.hasPrefix(">") {
+                return String(line.prefix(line.count - trimmed.count)) + "\\" + trimmed
+            }
+            return String(line)
+        }
+    }
+
+    /// One-line text (titles, modes) with line breaks folded.
+    static func escapeInline(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    /// `text` in a fenced block whose fence is longer than any run of backticks inside it.
+    static func fenced(_ text: String, language: String) -> [String] {
+        var longest = 0
+        var run = 0
+        for character in text {
+            run = character == "`" ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        let fence = String(repeating: "`", count: max(3, longest + 1))
+        return [fence + language] + text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) + [fence]
+    }
+}

@@ -1,0 +1,36 @@
+import Bridge
+import SyncEngine
+
+/// `sync`: one catch-up against the bridge now, with the engine `oa-sync --once` uses.
+enum SyncCommand {
+    static let sync = CommandDefinition(
+        words: ["sync"], method: "sync",
+        summary: "Catch up with the bridge now and deliver queued prompts (as oa-sync --once; not while oa-sync runs).",
+        parameters: [], example: "sync"
+    ) { _, context in
+        context.closeStore()
+        let lock: MirrorLock
+        do {
+            try MirrorLocation.prepareDirectory(for: context.mirrorPath)
+            lock = try MirrorLock(mirrorPath: context.mirrorPath)
+        } catch let error as MirrorLockError {
+            throw CommandError.store("\(error) (oa-sync is keeping this mirror in sync already)")
+        }
+        let report: SyncReport
+        do {
+            let engine = try SyncEngine(mirrorPath: context.mirrorPath, configuration: SyncConfiguration(bridgeURL: context.bridgeURL))
+            report = try await engine.syncOnce()
+        } catch {
+            throw CommandError.wrapping(error)
+        }
+        withExtendedLifetime(lock) {}
+        let json: JSONValue = [
+            "bridge": .string(report.bridgeURL), "history_cursor": .bool(report.historyCursor),
+            "events_written": .number(report.eventsWritten), "timelines_fetched": .number(report.timelinesFetched),
+            "prompts_sent": .number(report.promptsSent), "prompts_failed": .number(report.promptsFailed),
+            "prompts_unconfirmed": .number(report.promptsUnconfirmed),
+        ]
+        return CommandResult(json: json, text: "synced with \(report.bridgeURL): \(report.eventsWritten) event(s) written, "
+                             + "\(report.promptsSent) prompt(s) sent")
+    }
+}
