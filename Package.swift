@@ -173,6 +173,10 @@ let package = Package(
             dependencies: ["Bridge", "TestSupport"]
         ),
         .testTarget(
+            name: "ReplTests",
+            dependencies: ["TestSupport"]
+        ),
+        .testTarget(
             name: "SyncTests",
             dependencies: ["MirrorStore", "Bridge", "SyncEngine", "TestSupport"]
         ),

@@ -11,8 +11,8 @@ enum Formatting {
         return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
-    /// The first 8 characters of an id, as tables show it.
+    /// The first 8 characters of an id, as tables show it (after `local-` for sessions made offline).
     static func short(_ id: String) -> String {
-        String(id.prefix(8))
+        String(id.prefix(id.hasPrefix("local-") ? 14 : 8))
     }
 }

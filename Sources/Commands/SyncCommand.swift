@@ -19,7 +19,13 @@ enum SyncCommand {
         let report: SyncReport
         do {
             let engine = try SyncEngine(mirrorPath: context.mirrorPath, configuration: SyncConfiguration(bridgeURL: context.bridgeURL))
-            report = try await engine.syncOnce()
+            do {
+                report = try await engine.syncOnce()
+            } catch {
+                await engine.finish()
+                throw error
+            }
+            await engine.finish()
         } catch {
             throw CommandError.wrapping(error)
         }

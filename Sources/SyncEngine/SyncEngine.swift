@@ -43,6 +43,17 @@ public actor SyncEngine {
 
     // MARK: Running
 
+    /// Ends the engine's work on the mirror: stops background checkpoints and folds the
+    /// write-ahead log into the database file. Call it before the process exits.
+    public func finish() {
+        checkpointer.stop()
+        do {
+            try store.checkpoint()
+        } catch {
+            logger.warning("final checkpoint failed", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// Connects once, catches up, delivers every deliverable queued prompt, and returns what it did.
     ///
     /// - Throws: `BridgeError` when the bridge cannot be reached or fails mid-way; store errors.

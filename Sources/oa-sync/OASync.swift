@@ -127,6 +127,7 @@ struct OASync: AsyncParsableCommand {
         let signals = Self.cancelOnTerminationSignals(work)
         defer { signals.forEach { $0.cancel() } }
         let outcome = await work.value
+        await engine.finish()
         progressLine?.clear()
         switch outcome {
         case .none:

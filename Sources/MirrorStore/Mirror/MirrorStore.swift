@@ -116,6 +116,12 @@ public final class MirrorStore {
         try database.scalarInt64("PRAGMA data_version") ?? 0
     }
 
+    /// Copies the write-ahead log into the database file and empties it, so that the file alone
+    /// holds everything (for a copy or a backup). Waits for readers to finish with the log.
+    public func checkpoint() throws {
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
     /// Runs `body` in one write transaction.
     public func write<T>(_ body: () throws -> T) throws -> T {
         try database.writeTransaction(body)

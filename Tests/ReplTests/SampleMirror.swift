@@ -1,0 +1,61 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A mirror of the sample desktop history, made once by the real oa-sync from the real simulator,
+/// then copied for each test.
+enum SampleMirror {
+    /// The path of the mirror made once for the whole run.
+    static let original: Result<String, any Error> = Result {
+        let directory = try TemporaryDirectory()
+        let keep = directory.url.deletingLastPathComponent().appending(path: "oa-repl-sample-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
+        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = keep.appending(path: "mirror.sqlite").path
+        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
+        guard outcome.status == 0 else { throw SampleError.syncFailed(outcome.standardError) }
+        simulator.kill()
+        return mirror
+    }
+
+    /// A fresh copy of the sample mirror in `directory`.
+    static func copy(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.path("mirror.sqlite")
+        try FileManager.default.copyItem(atPath: try original.get(), toPath: path)
+        return path
+    }
+
+    enum SampleError: Error {
+        case syncFailed(String)
+    }
+}
+
+/// Compares `actual` with the golden file `name` (in Tests/ReplTests/Golden), after replacing what
+/// changes from run to run (times of today, client message ids, ports). With UPDATE_GOLDEN=1 in
+/// the environment, writes the file instead.
+func expectGolden(_ actual: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let normalized = normalize(actual)
+    let url = Repository.root.appending(path: "Tests/ReplTests/Golden/\(name)")
+    if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+        try Data(normalized.utf8).write(to: url)
+        return
+    }
+    let expected = (try? String(contentsOf: url, encoding: .utf8)) ?? "(missing golden file \(name))"
+    #expect(normalized == expected, "\(name) differs from its golden file", sourceLocation: sourceLocation)
+}
+
+private func normalize(_ text: String) -> String {
+    var text = text
+    let replacements: [(String, String)] = [
+        // Times from 2025 on are the run's clock; the sample's own are of 2024.
+        (#"20(2[5-9]|[3-9][0-9])-[01][0-9]-[0-3][0-9]T[0-9:.]+Z"#, "<time>"),
+        (#"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, "<uuid>"),
+        (#"ws://127\.0\.0\.1:[0-9]+"#, "ws://127.0.0.1:<port>"),
+        (#"local-[0-9a-f]{8}"#, "local-<id>"),
+        (#"/[^\s"]*/mirror\.sqlite"#, "<mirror>"),
+    ]
+    for (pattern, replacement) in replacements {
+        text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+    }
+    return text
+}
