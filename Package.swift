@@ -174,7 +174,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["TestSupport"]
+            dependencies: ["MirrorStore", "TestSupport", "ToolSupport"]
         ),
         .testTarget(
             name: "SyncTests",
