@@ -26,6 +26,14 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
 
+        // The system's libedit (Debian: libedit-dev), for the REPL's line editing.
+        .systemLibrary(
+            name: "CEditLine",
+            path: "Sources/CEditLine",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
+
         // Layer 2: the SQLite layer and the mirror's tables and queries.
         // The SQL of the mirror lives in schema/ and is compiled in by the EmbedSchema plugin.
         .target(
@@ -81,6 +89,7 @@ let package = Package(
         .executableTarget(
             name: "oa-repl",
             dependencies: [
+                "CEditLine",
                 "Commands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -174,7 +183,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["MirrorStore", "TestSupport", "ToolSupport"]
+            dependencies: ["MirrorStore", "TestSupport", "ToolSupport"],
+            exclude: ["Golden"]
         ),
         .testTarget(
             name: "SyncTests",

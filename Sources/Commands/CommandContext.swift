@@ -36,6 +36,17 @@ public final class CommandContext {
         openedStore = nil
     }
 
+    /// Words for tab completion: every command word and option, and the most recent sessions' ids.
+    public func completionWords() -> [String] {
+        var words = Set(CommandCatalog.all.flatMap(\.words))
+        words.formUnion(CommandCatalog.all.flatMap(\.parameters).filter { !$0.positional }.map { "--" + $0.name.replacing("_", with: "-") })
+        words.formUnion([".mode", "table", "json", "markdown", "new"])
+        if let store = try? store(), let sessions = try? store.sessions(limit: 500) {
+            words.formUnion(sessions.map(\.sessionID))
+        }
+        return words.sorted()
+    }
+
     /// The one session `prefix` names: an exact id, or the only id starting with it.
     func resolveSession(_ prefix: String) throws(CommandError) -> SessionSummary {
         let store = try store()

@@ -10,7 +10,7 @@ struct OARepl: AsyncParsableCommand {
         commandName: "oa-repl",
         abstract: "Browse and search the OpenAgents mirror offline, queue prompts, export sessions to Markdown.",
         discussion: """
-            On a terminal, an interactive prompt (type help). With -c, or with commands piped in (one per line, # for comments), runs them without prompts and exits non-zero at the first that fails. With --jsonl, reads one JSON-RPC 2.0 request per line and answers each on one line (methods: sessions.list, sessions.show, search, prompt.enqueue, outbox.list, …; call methods for the list).
+            On a terminal, an interactive prompt (type help; line editing, history in $OA_HISTORY or beside the default mirror, Tab completes commands and session ids). With -c, or with commands piped in (one per line, # for comments), runs them without prompts and exits non-zero at the first that fails. With --jsonl, reads one JSON-RPC 2.0 request per line and answers each on one line (methods: sessions.list, sessions.show, search, prompt.enqueue, outbox.list, …; call methods for the list).
 
             The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge (for sync): --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099.
 
@@ -38,6 +38,14 @@ struct OARepl: AsyncParsableCommand {
     @Option(help: "Output mode: table, json or markdown.")
     var mode: OutputMode = .table
 
+    /// `$OA_HISTORY`, else `repl_history` beside the default mirror.
+    static func historyPath() -> String {
+        if let path = ProcessInfo.processInfo.environment["OA_HISTORY"], !path.isEmpty { return path }
+        let directory = MirrorLocation.defaultMirrorDirectory()
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return directory.appending(path: "repl_history").path
+    }
+
     func validate() throws {
         if jsonl && !commands.isEmpty { throw ValidationError("--jsonl and -c cannot be used together") }
     }
@@ -52,19 +60,23 @@ struct OARepl: AsyncParsableCommand {
             }
             return
         }
-        var shell = ScriptShell(context: context, mode: mode, width: Terminal.width)
+        var shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour)
         if !commands.isEmpty {
             for command in commands where try await !shell.run(command) { throw ExitCode(1) }
             return
         }
-        let interactive = Terminal.inputIsTerminal
-        if interactive { Terminal.writeOut("oa-repl: mirror \(context.mirrorPath). Type help, or quit.") }
-        while true {
-            if interactive { Terminal.prompt("oa> ") }
-            guard let line = readLine(strippingNewline: true) else { break }
-            let succeeded = try await shell.run(line)
+        guard Terminal.inputIsTerminal else {
+            while let line = readLine(strippingNewline: true) {
+                if try await !shell.run(line) { throw ExitCode(1) }
+                if shell.finished { break }
+            }
+            return
+        }
+        Terminal.writeOut("oa-repl: mirror \(context.mirrorPath). Type help, or quit; Tab completes.")
+        let editor = LineEditor(historyPath: Self.historyPath())
+        while let line = editor.readLine(prompt: "oa> ", completingFrom: context.completionWords()) {
+            _ = try await shell.run(line)
             if shell.finished { break }
-            if !succeeded && !interactive { throw ExitCode(1) }
         }
     }
 }

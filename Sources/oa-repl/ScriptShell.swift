@@ -6,13 +6,16 @@ struct ScriptShell {
     let runner: CommandRunner
     var mode: OutputMode
     let width: Int?
+    /// Bold table headers (a terminal, and no NO_COLOR).
+    let colour: Bool
     /// Set by `quit`.
     private(set) var finished = false
 
-    init(context: CommandContext, mode: OutputMode, width: Int?) {
+    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool) {
         runner = CommandRunner(context: context)
         self.mode = mode
         self.width = width
+        self.colour = colour
     }
 
     /// Runs one line; returns false when it failed (the error is printed on standard error).
@@ -26,7 +29,13 @@ struct ScriptShell {
                 finished = true
                 return true
             }
-            if let output = mode.render(result, width: width) { Terminal.writeOut(output) }
+            if var output = mode.render(result, width: width) {
+                if colour, mode == .table, result.table?.headers.contains(where: { !$0.isEmpty }) == true,
+                   let firstLine = output.split(separator: "\n", maxSplits: 1).first {
+                    output = "\u{1B}[1m" + firstLine + "\u{1B}[0m" + output.dropFirst(firstLine.count)
+                }
+                Terminal.writeOut(output)
+            }
             return true
         } catch {
             Terminal.writeError("error: \(error)")
@@ -53,6 +62,11 @@ struct ScriptShell {
 /// Standard input and output as the shell uses them.
 enum Terminal {
     static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Colour only on a terminal, and never with NO_COLOR set.
+    static var usesColour: Bool {
+        isatty(STDOUT_FILENO) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+    }
 
     /// The terminal's width when standard output is one.
     static var width: Int? {
