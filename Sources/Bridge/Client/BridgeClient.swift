@@ -162,12 +162,6 @@ public actor BridgeClient {
         }
     }
 
-    /// Sends a notification (no answer expected; a stock bridge ignores client notifications).
-    public func notify(_ method: String, params: JSONValue? = nil) async throws {
-        if let closedReason { throw BridgeError.connectionClosed(reason: closedReason) }
-        try await connection.send(JSONRPCEncoder.notification(method: method, params: params))
-    }
-
     /// A short readable id prefix: `init-1`, `hist-2`, `sess-3`.
     private static func idPrefix(for method: String) -> String {
         if method == BridgeMethod.initialize { return "init" }

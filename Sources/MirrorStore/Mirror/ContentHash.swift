@@ -22,11 +22,6 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
         self.rawValue = Int64(bitPattern: hash)
     }
 
-    /// Hashes the UTF-8 bytes of `text`.
-    public init(of text: String) {
-        self.init(of: Array(text.utf8))
-    }
-
     public var description: String {
         let hex = String(UInt64(bitPattern: rawValue), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex

@@ -112,11 +112,6 @@ public final class Database {
         }
     }
 
-    /// Prepares a statement that the caller owns.
-    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
-        try Statement(database: self, sql: sql)
-    }
-
     /// A prepared statement for `sql`, kept for reuse: reset and with its bindings cleared.
     public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statementCache[sql] {

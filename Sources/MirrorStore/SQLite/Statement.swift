@@ -119,10 +119,6 @@ public struct Row {
         int64(column) != 0
     }
 
-    public func double(_ column: Int32) -> Double {
-        sqlite3_column_double(handle, column)
-    }
-
     /// The column as a String (NULL reads as ""); invalid UTF-8 is repaired.
     public func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
