@@ -1,0 +1,29 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The interactive REPL in a real terminal: `tools/repl-terminal-check` drives it through tmux.
+@Suite("oa-repl on a terminal", .timeLimit(.minutes(2)))
+struct TerminalTests {
+    @Test("completion, .mode, history across runs and colour rules, typed through tmux")
+    func interactiveSession() throws {
+        let directory = try TemporaryDirectory()
+        let mirror = try SampleMirror.copy(in: directory)
+        let process = Process()
+        process.executableURL = Repository.root.appending(path: "tools/repl-terminal-check")
+        process.arguments = [BuildProducts.executable("oa-repl").path, mirror]
+        // Files, not pipes: nothing the script starts can keep a pipe open and stall the reader.
+        let output = directory.url.appending(path: "check.out")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        defer { try? handle.close() }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        let report = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 0, "tools/repl-terminal-check failed:\n\(report)")
+        #expect(report.hasPrefix("ok: "), "\(report)")
+    }
+}
