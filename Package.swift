@@ -150,6 +150,15 @@ let package = Package(
             path: "tools/bridge-bench"
         ),
         .executableTarget(
+            name: "oa-repl-bench",
+            dependencies: [
+                "ToolSupport",
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/repl-bench"
+        ),
+        .executableTarget(
             name: "oa-sync-bench",
             dependencies: [
                 "ToolSupport",
@@ -183,7 +192,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["MirrorStore", "TestSupport", "ToolSupport"],
+            dependencies: ["Commands", "MirrorStore", "TestSupport", "ToolSupport"],
             exclude: ["Golden"]
         ),
         .testTarget(

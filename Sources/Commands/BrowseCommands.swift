@@ -38,8 +38,8 @@ enum BrowseCommands {
         let rows = try storeCall { () throws -> [(SessionSummary, String?, String)] in
             try store.read {
                 try store.sessions(limit: limit, offset: offset).map { session in
-                    let opening = try store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50))
-                    return (session, session.title ?? firstPrompt(opening), try syncState(session, store: store))
+                    let title = try session.title ?? firstPrompt(store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50)))
+                    return (session, title, try syncState(session, store: store))
                 }
             }
         }
@@ -153,11 +153,8 @@ enum BrowseCommands {
     /// (prompts queued) or `synced`.
     static func syncState(_ session: SessionSummary, store: MirrorStore) throws -> String {
         if session.origin == .local { return "local" }
-        let provisional = try store.database.scalarInt64(
-            "SELECT count(*) FROM events WHERE session_id = ? AND provisional = 1", [session.sessionID]) ?? 0
-        if provisional > 0 { return "provisional" }
-        let queued = try store.database.scalarInt64(
-            "SELECT count(*) FROM outbox WHERE session_id = ? AND state IN ('queued', 'sending')", [session.sessionID]) ?? 0
+        if try store.hasProvisionalEvents(sessionID: session.sessionID) { return "provisional" }
+        let queued = try store.pendingPromptCount(sessionID: session.sessionID)
         return queued > 0 ? "pending" : "synced"
     }
 

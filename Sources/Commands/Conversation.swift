@@ -40,51 +40,79 @@ public struct Conversation: Sendable, Equatable {
 
     /// Builds the conversation of a timeline (events in order).
     public init(events: [TimelineEvent]) {
-        var entries: [Entry] = []
-        var toolIndex: [String: Int] = [:]
-        for event in events {
+        var builder = Builder()
+        for event in events { builder.add(event) }
+        self.entries = builder.finish()
+    }
+
+    /// Accumulates entries; the message being merged is kept apart so that each chunk is appended
+    /// in place (merging by `text + chunk` copied the whole message for every chunk).
+    private struct Builder {
+        private var entries: [Entry] = []
+        private var openMessage: (role: Role, text: String, local: Bool, firstOrdinal: Int64)?
+        private var toolIndex: [String: Int] = [:]
+
+        mutating func add(_ event: TimelineEvent) {
             let update = SessionUpdate(rawBytes: event.updateJSON)
             switch update.variant {
             case .userMessageChunk(let block), .agentMessageChunk(let block), .agentThoughtChunk(let block):
                 let role: Role = event.kind == "user_message_chunk" ? .user : event.kind == "agent_thought_chunk" ? .thinking : .assistant
                 let local = event.origin == .local
-                if case .message(let lastRole, let text, let lastLocal, let ordinal)? = entries.last, lastRole == role, lastLocal == local {
-                    entries[entries.count - 1] = .message(role: role, text: text + block.plainText, local: local, firstOrdinal: ordinal)
+                if let open = openMessage, open.role == role, open.local == local {
+                    openMessage?.text.append(block.plainText)
                 } else {
-                    entries.append(.message(role: role, text: block.plainText, local: local, firstOrdinal: event.ordinal))
+                    closeMessage()
+                    openMessage = (role, block.plainText, local, event.ordinal)
                 }
             case .plan(let plan):
-                entries.append(.plan(entries: plan, firstOrdinal: event.ordinal))
+                append(.plan(entries: plan, firstOrdinal: event.ordinal))
             case .toolCall(let call):
+                closeMessage()
                 toolIndex[call.callID] = entries.count
-                entries.append(.toolCall(ToolCallEntry(
+                append(.toolCall(ToolCallEntry(
                     callID: call.callID, name: call.name, arguments: call.arguments.map { JSONWriter.bytes(of: $0) }.map { String(decoding: $0, as: UTF8.self) },
                     status: nil, error: nil, output: nil, firstOrdinal: event.ordinal
                 )))
             case .toolCallUpdate(let update):
-                let output = update.output.map(Self.outputText)
+                let output = update.output.map(Conversation.outputText)
                 if let index = toolIndex[update.callID], case .toolCall(var call) = entries[index] {
+                    // An update of an earlier call leaves the message being merged open.
                     call.status = update.status ?? call.status
                     call.error = update.error ?? call.error
                     call.output = [call.output, output].compactMap { $0 }.joined(separator: "\n").nilIfEmpty
                     entries[index] = .toolCall(call)
                 } else {
-                    entries.append(.toolCall(ToolCallEntry(callID: update.callID, name: "tool", arguments: nil, status: update.status,
-                                                           error: update.error, output: output, firstOrdinal: event.ordinal)))
+                    append(.toolCall(ToolCallEntry(callID: update.callID, name: "tool", arguments: nil, status: update.status,
+                                                   error: update.error, output: output, firstOrdinal: event.ordinal)))
                 }
             case .currentModeUpdate(let mode):
-                entries.append(.modeChange(mode: mode, firstOrdinal: event.ordinal))
+                append(.modeChange(mode: mode, firstOrdinal: event.ordinal))
             case .availableCommandsUpdate(let commands):
-                entries.append(.commands(names: commands.map(\.name), firstOrdinal: event.ordinal))
+                append(.commands(names: commands.map(\.name), firstOrdinal: event.ordinal))
             case .unknown(let kind):
-                entries.append(.other(kind: kind, json: String(decoding: event.updateJSON, as: UTF8.self), firstOrdinal: event.ordinal))
+                append(.other(kind: kind, json: String(decoding: event.updateJSON, as: UTF8.self), firstOrdinal: event.ordinal))
             }
         }
-        self.entries = entries
+
+        mutating func finish() -> [Entry] {
+            closeMessage()
+            return entries
+        }
+
+        private mutating func append(_ entry: Entry) {
+            closeMessage()
+            entries.append(entry)
+        }
+
+        private mutating func closeMessage() {
+            guard let open = openMessage else { return }
+            entries.append(.message(role: open.role, text: open.text, local: open.local, firstOrdinal: open.firstOrdinal))
+            openMessage = nil
+        }
     }
 
     /// A tool's output as text: `stdout`/`stderr` and other strings joined by lines; other JSON as it is.
-    private static func outputText(_ output: JSONValue) -> String {
+    fileprivate static func outputText(_ output: JSONValue) -> String {
         if let text = output.stringValue { return text }
         let strings = collectStrings(output)
         return strings.isEmpty ? String(decoding: JSONWriter.bytes(of: output), as: UTF8.self) : strings.joined(separator: "\n")

@@ -25,8 +25,16 @@ enum ConversationText {
         }.joined(separator: "\n")
     }
 
+    /// `text` with `spaces` spaces at the start of each line. Works on UTF-8 bytes: splitting a
+    /// `String` by `Character` costs more than the rest of a long timeline's display.
     private static func indent(_ text: String, by spaces: Int = 2) -> String {
-        let pad = String(repeating: " ", count: spaces)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { pad + $0 }.joined(separator: "\n")
+        let pad = [UInt8](repeating: 0x20, count: spaces)
+        var bytes = pad
+        bytes.reserveCapacity(text.utf8.count + spaces * 8)
+        for byte in text.utf8 {
+            bytes.append(byte)
+            if byte == 0x0A { bytes.append(contentsOf: pad) }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -35,9 +35,7 @@ public struct StandardErrorLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let time = formatter.string(from: Date())
+        let time = Formatting.iso8601(Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) ?? ""
         let line: String
         switch format {
         case .text:

@@ -23,6 +23,18 @@ struct OutboxTests {
         #expect(try reopened.outboxItems() == [item])
     }
 
+    @Test("dropping a prompt never sent removes its echo, and the counts follow")
+    func dropRemovesEcho() throws {
+        let echo = NewEvent(sessionID: "a", kind: "user_message_chunk", text: "hello", updateJSON: Array("{}".utf8))
+        let item = try store.enqueuePrompt(sessionID: "a", text: "hello", clientMessageID: "cm-1", localEcho: echo)
+        #expect(try store.counts().events == 1)
+        #expect(try store.session(id: "a")?.localEventCount == 1)
+        try store.dropOutboxItem(id: item.id)
+        #expect(try store.timeline(sessionID: "a").isEmpty)
+        #expect(try store.counts().events == 0)
+        #expect(try store.session(id: "a")?.localEventCount == 0)
+    }
+
     @Test("prompts for unknown sessions are refused")
     func unknownSession() throws {
         #expect(throws: MirrorStoreError.unknownSession(id: "zzz")) {
@@ -120,6 +132,7 @@ struct OutboxTests {
         #expect(try store.session(id: "SERVER-1")?.origin == .server)
         #expect(try store.outboxItem(id: item.id)?.sessionID == "SERVER-1")
         #expect(try store.timeline(sessionID: "SERVER-1").map(\.text) == ["start"])
+        #expect(try store.counts().events == 1)
     }
 
     @Test("a session made offline merges into the bridge's when its updates came first")
@@ -138,6 +151,7 @@ struct OutboxTests {
         #expect(try store.watermark(for: "local-2") == nil)
         #expect(try store.timeline(sessionID: "SERVER-2").map(\.text) == ["mode set", "go"])
         #expect(try store.session(id: "SERVER-2")?.localEventCount == 2)
+        #expect(try store.counts().events == 2)
         #expect(try store.outboxItem(id: item.id)?.sessionID == "SERVER-2")
     }
 }

@@ -129,7 +129,10 @@ struct TimelineTests {
     @Test("a refetch confirms provisional live events and keeps local ones")
     func provisionalAndLocal() throws {
         try store.replaceTimelineTail(sessionID: "s", with: [messageEvent("s", text: "first")])
+        #expect(try !store.hasProvisionalEvents(sessionID: "s"))
         try store.appendEvents([messageEvent("s", text: "live", provisional: true)])
+        #expect(try store.hasProvisionalEvents(sessionID: "s"))
+        #expect(try store.pendingPromptCount(sessionID: "s") == 0)
         try store.enqueuePrompt(sessionID: "s", text: "my prompt", clientMessageID: "cm-1",
                                 localEcho: NewEvent(sessionID: "s", kind: "user_message_chunk", text: "my prompt",
                                                     updateJSON: Array(#"{"prompt":"my prompt"}"#.utf8)))
@@ -144,5 +147,7 @@ struct TimelineTests {
         #expect(events.map(\.text) == ["first", "live", "my prompt", "reply"])
         #expect(events.map(\.origin) == [.server, .server, .local, .server])
         #expect(events.allSatisfy { !$0.provisional })
+        #expect(try !store.hasProvisionalEvents(sessionID: "s"))
+        #expect(try store.pendingPromptCount(sessionID: "s") == 1)
     }
 }

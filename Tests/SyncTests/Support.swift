@@ -45,6 +45,12 @@ func expectMirrorEqualsHistory(mirror: String, simulatorDatabase: String, source
     #expect(outOfOrder == 0, "timelines follow seq order", sourceLocation: sourceLocation)
     let counted = try store.database.scalarInt64("SELECT count(*) FROM events") ?? -1
     #expect(counted == Int64(expected.count), "no events without a seq", sourceLocation: sourceLocation)
+    let drifted = try store.database.scalarInt64("""
+        SELECT count(*) FROM sessions s
+        WHERE s.local_event_count <> (SELECT count(*) FROM events e WHERE e.session_id = s.session_id)
+        """) ?? -1
+    #expect(drifted == 0, "each session's event count matches its timeline", sourceLocation: sourceLocation)
+    #expect(try store.counts().events == Int(counted), "the mirror's event count", sourceLocation: sourceLocation)
 }
 
 /// Canonical JSON of each server event of a mirrored session's timeline.

@@ -105,11 +105,3 @@ struct ToolPaths {
         guard process.terminationStatus == 0 else { throw BenchmarkFailure("sqlite3 failed on \(database)") }
     }
 }
-
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}

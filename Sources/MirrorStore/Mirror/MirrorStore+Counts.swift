@@ -18,7 +18,9 @@ extension MirrorStore {
             for case let (state?, count) in outboxRows { outbox[state] = count }
             return MirrorCounts(
                 sessions: Int(try database.scalarInt64("SELECT count(*) FROM sessions") ?? 0),
-                events: Int(try database.scalarInt64("SELECT count(*) FROM events") ?? 0),
+                // Each session keeps its count with every write; counting the events table
+                // itself reads all of it (0.9 s for 1M events).
+                events: Int(try database.scalarInt64("SELECT coalesce(sum(local_event_count), 0) FROM sessions") ?? 0),
                 threads: Int(try database.scalarInt64("SELECT count(*) FROM threads") ?? 0),
                 outbox: outbox
             )

@@ -141,6 +141,21 @@ extension MirrorStore {
         Int(try database.scalarInt64("SELECT count(*) FROM sessions") ?? 0)
     }
 
+    /// Whether the session has live events not yet confirmed by a refetch.
+    public func hasProvisionalEvents(sessionID: String) throws -> Bool {
+        // Named, because the planner would otherwise walk the whole timeline by its primary key.
+        try database.scalarInt64(
+            "SELECT EXISTS (SELECT 1 FROM events INDEXED BY events_provisional WHERE session_id = ? AND provisional = 1)",
+            [sessionID]
+        ) == 1
+    }
+
+    /// How many of the session's prompts are queued or being sent.
+    public func pendingPromptCount(sessionID: String) throws -> Int {
+        Int(try database.scalarInt64(
+            "SELECT count(*) FROM outbox WHERE session_id = ? AND state IN ('queued', 'sending')", [sessionID]) ?? 0)
+    }
+
     /// Creates the session row if missing and notes that it was seen now.
     func touchSession(_ sessionID: String, now: Int64) throws {
         try database.run(
