@@ -28,8 +28,11 @@ extension SyncEngine {
                 repeat {
                     let page = try await client.historyChanges(since: fetchedUpTo, limit: configuration.changesPageSize)
                     batch.append(contentsOf: page.items.map(EventMapping.event))
+                    let previous = fetchedUpTo
                     fetchedUpTo = max(fetchedUpTo, page.next)
-                    hasMore = page.hasMore && !page.items.isEmpty
+                    // A page may be empty yet move the cursor (the bridge skipped rows it could
+                    // not decode): go on while it moves, stop if it does not.
+                    hasMore = page.hasMore && fetchedUpTo > previous
                 } while hasMore && batch.count < configuration.eventsPerTransaction
             } catch {
                 // Keep what arrived before the failure: it is whole pages, covered by `fetchedUpTo`.

@@ -29,7 +29,7 @@ extension SyncEngine {
                 logger.warning("the bridge refused a prompt", metadata: ["outbox_id": "\(item.id)", "error": "\(error.message)"])
             } catch {
                 if canResendSafely {
-                    try store.requeueOutboxItem(id: item.id)
+                    try store.returnToQueue(id: item.id)
                 } else {
                     try store.markOutboxUnconfirmed(id: item.id, reason: "no answer from the bridge: \(error)")
                     report.promptsUnconfirmed += 1

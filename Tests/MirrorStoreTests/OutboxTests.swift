@@ -78,7 +78,13 @@ struct OutboxTests {
         #expect(throws: MirrorStoreError.unknownOutboxItem(id: 999)) { try store.requeueOutboxItem(id: 999) }
         _ = try store.claimNextOutboxItem()
         #expect(throws: MirrorStoreError.outboxItemInFlight(id: item.id)) { try store.dropOutboxItem(id: item.id) }
+        // A user's retry while the prompt is being sent could send it twice.
+        #expect(throws: MirrorStoreError.outboxItemInFlight(id: item.id)) { try store.requeueOutboxItem(id: item.id) }
         #expect(try store.outboxItem(id: item.id)?.state == .sending)
+        #expect(try store.returnToQueue(id: item.id).state == .queued)
+        #expect(throws: MirrorStoreError.invalidOutboxTransition(id: item.id, from: .queued, to: .queued)) {
+            try store.requeueOutboxItem(id: item.id)
+        }
     }
 
     @Test("a client message id is used once")

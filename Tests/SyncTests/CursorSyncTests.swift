@@ -34,6 +34,28 @@ struct CursorSyncTests {
         #expect(second.standardOutput.contains(" 0 event(s) written"))
     }
 
+    @Test("pages left empty by rows the bridge cannot decode do not stop the catch-up")
+    func undecodableRowsInTheMiddle() throws {
+        let directory = try TemporaryDirectory()
+        let history = directory.path("history.sqlite")
+        try SimulatorProcess(flavor: "cursor", database: history, seed: (2, 100)).kill()
+        let database = try Database(path: history)
+        try database.execute("""
+            WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < 30)
+            INSERT INTO acp_events (session_id, seq, ts, update_json)
+                SELECT session_id, 1000 + value, ts, 'not JSON {' FROM acp_events, n WHERE event_id = 1;
+            INSERT INTO acp_events (session_id, seq, ts, update_json)
+                SELECT session_id, 2000 + event_id, ts, update_json FROM acp_events WHERE event_id <= 5;
+            """)
+        let simulator = try SimulatorProcess(flavor: "cursor", database: history)
+        let mirror = directory.path("mirror.sqlite")
+        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--changes-page-size", "10"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.counts().events == 105, "the 100 events before the 30 undecodable rows and the 5 after")
+        #expect(try store.historyCursor() == 135)
+    }
+
     @Test("live updates, duplicated and reordered ones included, are applied once, in order")
     func liveUpdates() async throws {
         let directory = try TemporaryDirectory()

@@ -110,11 +110,23 @@ extension MirrorStore {
         try write { try transition(id, from: [.sending], to: .unconfirmed, error: reason) }
     }
 
-    /// Puts a prompt back in the queue: the user's retry of a failed or unconfirmed one, or the
-    /// sender's own after losing an answer it may re-send safely.
+    /// The user's retry of a failed or unconfirmed prompt: back in the queue.
+    ///
+    /// - Throws: `MirrorStoreError.outboxItemInFlight` while the prompt is being sent (a retry
+    ///   then could send it twice); `invalidOutboxTransition` when it is queued or sent.
     @discardableResult
     public func requeueOutboxItem(id: Int64) throws -> OutboxItem {
-        try write { try transition(id, from: [.sending, .failed, .unconfirmed], to: .queued) }
+        try write {
+            guard try requireOutboxItem(id: id).state != .sending else { throw MirrorStoreError.outboxItemInFlight(id: id) }
+            return try transition(id, from: [.failed, .unconfirmed], to: .queued)
+        }
+    }
+
+    /// The sender lost the answer to a prompt it may re-send safely (the bridge de-duplicates
+    /// by `client_message_id`): back in the queue.
+    @discardableResult
+    public func returnToQueue(id: Int64) throws -> OutboxItem {
+        try write { try transition(id, from: [.sending], to: .queued) }
     }
 
     /// Removes a prompt that is not being sent, and its local echo.
