@@ -168,14 +168,6 @@ let package = Package(
             ],
             path: "tools/sync-bench"
         ),
-        .executableTarget(
-            name: "oa-store-demo",
-            dependencies: [
-                "MirrorStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "tools/store-demo"
-        ),
 
         .target(
             name: "TestSupport",
@@ -185,6 +177,10 @@ let package = Package(
         .testTarget(
             name: "MirrorStoreTests",
             dependencies: ["MirrorStore", "TestSupport"]
+        ),
+        .testTarget(
+            name: "DocsTests",
+            dependencies: ["TestSupport"]
         ),
         .testTarget(
             name: "BridgeTests",

@@ -4,16 +4,19 @@ import Bridge
 ///
 /// Blank lines are ignored. A line that is not JSON gets a -32700 answer with a null id; JSON that
 /// is not a request object gets -32600. A request without an `id` is a notification: it runs and
-/// gets no answer. Every other request gets exactly one answer, `result` or `error`.
+/// gets no answer. Every other request gets exactly one answer, `result` or `error`. After
+/// `quit` (answered `{}`), `finished` is true and the caller stops reading.
 public struct JSONLinesSession {
     let runner: CommandRunner
+    /// Whether a `quit` request ended the session.
+    public private(set) var finished = false
 
     public init(context: CommandContext) {
         runner = CommandRunner(context: context)
     }
 
     /// The answer to one input line, or nil when there is none to give.
-    public func answer(_ line: String) async -> String? {
+    public mutating func answer(_ line: String) async -> String? {
         guard line.contains(where: { !$0.isWhitespace }) else { return nil }
         let request: JSONValue
         do {
@@ -37,6 +40,7 @@ public struct JSONLinesSession {
         }
         do {
             let result = try await runner.run(method: method, params: request["params"])
+            finished = result.quits
             guard id != nil else { return nil }
             return String(decoding: JSONWriter.bytes(of: ["jsonrpc": "2.0", "id": answerID, "result": result.json]), as: UTF8.self)
         } catch {

@@ -7,6 +7,18 @@ public enum LogFormat: String, Sendable, CaseIterable {
     case text
     /// One JSON object per line: `{"ts":"…","level":"info","label":"…","message":"…","state":"live"}`.
     case json
+    /// For the systemd journal: `<6>info state state=live url=…` — the priority in the prefix
+    /// journald reads (`<3>` error … `<7>` debug), no time (the journal adds its own).
+    case journal
+
+    /// `journal` when standard error is the systemd journal (`$JOURNAL_STREAM` names its device
+    /// and inode, as systemd sets it for a service), else `text`.
+    public static func forStandardError(environment: [String: String] = ProcessInfo.processInfo.environment) -> LogFormat {
+        guard let stream = environment["JOURNAL_STREAM"] else { return .text }
+        var info = stat()
+        guard fstat(STDERR_FILENO, &info) == 0 else { return .text }
+        return stream == "\(info.st_dev):\(info.st_ino)" ? .journal : .text
+    }
 }
 
 /// A swift-log handler writing one line per message to standard error, never to standard output
@@ -38,9 +50,11 @@ public struct StandardErrorLogHandler: LogHandler {
         let time = Formatting.iso8601(Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) ?? ""
         let line: String
         switch format {
-        case .text:
+        case .text, .journal:
             let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quotedIfNeeded("\($0.value)"))" }
-            line = ([time, event.level.rawValue, event.message.description] + fields).joined(separator: " ")
+            let start = format == .text ? [time] : []
+            line = (format == .journal ? "<\(Self.syslogPriority(event.level))>" : "")
+                + (start + [event.level.rawValue, event.message.description] + fields).joined(separator: " ")
         case .json:
             var object: [String: String] = ["ts": time, "level": event.level.rawValue, "label": label, "message": event.message.description]
             for (key, value) in merged where object[key] == nil { object[key] = "\(value)" }
@@ -48,6 +62,18 @@ public struct StandardErrorLogHandler: LogHandler {
             line = String(decoding: data, as: UTF8.self)
         }
         FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// The syslog priority of a level, as journald reads it from a `<N>` prefix.
+    private static func syslogPriority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
     }
 
     private static func quotedIfNeeded(_ value: String) -> String {

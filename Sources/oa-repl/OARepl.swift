@@ -54,8 +54,8 @@ struct OARepl: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, format: .text, level: .warning) }
         let context = CommandContext(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge))
         if jsonl {
-            let session = JSONLinesSession(context: context)
-            while let line = readLine(strippingNewline: true) {
+            var session = JSONLinesSession(context: context)
+            while !session.finished, let line = readLine(strippingNewline: true) {
                 if let answer = await session.answer(line) { Terminal.writeOut(answer) }
             }
             return

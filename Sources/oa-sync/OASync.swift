@@ -22,6 +22,7 @@ struct OASync: AsyncParsableCommand {
             Examples:
               oa-sync --bridge ws://127.0.0.1:9099 --once
               OA_BRIDGE=ws://100.101.102.103:9099 oa-sync --log-format json
+              systemctl --user enable --now oa-sync    # as a service: tools/systemd/oa-sync.service, docs/cli.md
             """
     )
 
@@ -40,8 +41,8 @@ struct OASync: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Log every step.")
     var verbose = false
 
-    @Option(help: "Log line format on standard error: text or json.")
-    var logFormat: LogFormat = .text
+    @Option(help: "Log line format on standard error: text, json or journal (default: journal under systemd, else text).")
+    var logFormat: LogFormat?
 
     @Option(help: "First reconnect delay ceiling, in milliseconds (doubles per attempt, with full jitter).")
     var backoffInitialMs = 500
@@ -69,7 +70,7 @@ struct OASync: AsyncParsableCommand {
     }
 
     func run() async throws {
-        StandardErrorLogHandler.bootstrap(format: logFormat, level: quiet ? .warning : verbose ? .debug : .info)
+        StandardErrorLogHandler.bootstrap(format: resolvedLogFormat, level: quiet ? .warning : verbose ? .debug : .info)
         let logger = Logger(label: "oa-sync")
         let mirrorPath = MirrorLocation.mirrorPath(option: db)
         let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
@@ -78,9 +79,9 @@ struct OASync: AsyncParsableCommand {
             try MirrorLocation.prepareDirectory(for: mirrorPath)
             lock = try MirrorLock(mirrorPath: mirrorPath)
         } catch let error as MirrorLockError {
-            Self.fail("oa-sync: \(error)", code: 3)
+            fail("oa-sync: \(error)", code: 3)
         } catch {
-            Self.fail("oa-sync: cannot use \(mirrorPath): \(error)", code: 1)
+            fail("oa-sync: cannot use \(mirrorPath): \(error)", code: 1)
         }
         defer { withExtendedLifetime(lock) {} }
 
@@ -109,7 +110,7 @@ struct OASync: AsyncParsableCommand {
                 }
             )
         } catch {
-            Self.fail("oa-sync: cannot open the mirror: \(error)", code: 1)
+            fail("oa-sync: cannot open the mirror: \(error)", code: 1)
         }
         logger.info("starting", metadata: ["mirror": "\(mirrorPath)", "bridge": "\(bridgeURL)", "once": "\(once)"])
 
@@ -135,14 +136,14 @@ struct OASync: AsyncParsableCommand {
         case .success(let report)?:
             print(Self.summary(report))
             if report.promptsFailed + report.promptsUnconfirmed > 0 {
-                Self.fail("oa-sync: \(report.promptsFailed) prompt(s) refused, \(report.promptsUnconfirmed) unconfirmed: see oa-repl outbox", code: 4)
+                fail("oa-sync: \(report.promptsFailed) prompt(s) refused, \(report.promptsUnconfirmed) unconfirmed: see oa-repl outbox", code: 4)
             }
         case .failure(let error)?:
             if error is CancellationError || work.isCancelled {
                 logger.info("stopped before finishing")
                 return
             }
-            Self.fail("oa-sync: \(error)", code: 1)
+            fail("oa-sync: \(error)", code: 1)
         }
     }
 
@@ -163,8 +164,13 @@ struct OASync: AsyncParsableCommand {
         }
     }
 
-    static func fail(_ message: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+    /// The log format asked for, else the one standard error calls for.
+    var resolvedLogFormat: LogFormat { logFormat ?? .forStandardError() }
+
+    /// Prints why oa-sync stops (as an error priority for the journal) and exits with `code`.
+    func fail(_ message: String, code: Int32) -> Never {
+        let prefix = resolvedLogFormat == .journal ? "<3>" : ""
+        FileHandle.standardError.write(Data((prefix + message + "\n").utf8))
         Foundation.exit(code)
     }
 }

@@ -70,12 +70,15 @@ struct GoldenTests {
             #"{"jsonrpc":"1.0","id":17,"method":"status"}"#,
             #"{"jsonrpc":"2.0","id":{"a":1},"method":"status"}"#,
             #"{"jsonrpc":"2.0","id":null,"method":"threads.list","params":{"limit":1}}"#,
+            #"{"jsonrpc":"2.0","id":18,"method":"quit"}"#,
+            #"{"jsonrpc":"2.0","id":19,"method":"status"}"#,
         ]
         let outcome = try ReplProcess.run(["--db", mirror, "--jsonl", "--bridge", "ws://127.0.0.1:9"],
                                           input: Data((requests.joined(separator: "\n") + "\n").utf8))
         #expect(outcome.status == 0)
         let answers = outcome.standardOutput.split(separator: "\n")
-        #expect(answers.count == requests.count - 2, "one answer a line, but for the blank line and the notification")
+        #expect(answers.count == requests.count - 3, "one answer a line, but for the blank line, the notification and after quit")
+        #expect(answers.last == #"{"jsonrpc":"2.0","id":18,"result":{}}"#)
         try expectGolden(outcome.standardOutput, "json-lines.txt")
     }
 

@@ -16,6 +16,41 @@ struct OASyncCommandTests {
         #expect(outcome.standardOutput.isEmpty)
     }
 
+    @Test("under systemd ($JOURNAL_STREAM naming standard error) log lines carry journal priorities and no time")
+    func journalFormat() throws {
+        let directory = try TemporaryDirectory()
+        /// Runs oa-sync against a closed port with standard error in a file; what it wrote there.
+        func run(journalStream: (String) -> String?) throws -> [String] {
+            let errors = directory.path("stderr-\(UUID().uuidString)")
+            FileManager.default.createFile(atPath: errors, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+            defer { try? handle.close() }
+            var info = stat()
+            #expect(fstat(handle.fileDescriptor, &info) == 0)
+            let process = Process()
+            process.executableURL = BuildProducts.executable("oa-sync")
+            process.arguments = ["--bridge", "ws://127.0.0.1:9", "--db", directory.path("m.sqlite"), "--once"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["JOURNAL_STREAM"] = journalStream("\(info.st_dev):\(info.st_ino)")
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = handle
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 1)
+            return try String(contentsOfFile: errors, encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+
+        let journal = try run { $0 }
+        #expect(journal.first?.hasPrefix("<6>info starting bridge=ws://127.0.0.1:9 ") == true, "\(journal)")
+        #expect(journal.contains { $0.hasPrefix("<4>warning sync problem ") }, "\(journal)")
+        #expect(journal.last == "<3>oa-sync: cannot connect to ws://127.0.0.1:9: connection refused")
+
+        let elsewhere = try run { _ in "1:1" }
+        #expect(elsewhere.first?.range(of: #"^20[0-9-]{8}T[0-9:.]{12}Z info starting "#, options: .regularExpression) != nil, "\(elsewhere)")
+        #expect(elsewhere.last == "oa-sync: cannot connect to ws://127.0.0.1:9: connection refused")
+    }
+
     @Test("a second oa-sync on the same mirror is refused (exit 3); a reader is not")
     func lock() throws {
         let directory = try TemporaryDirectory()

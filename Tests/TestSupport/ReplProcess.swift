@@ -2,15 +2,23 @@ import Foundation
 
 /// The real `oa-repl` binary, run to the end with some standard input.
 public enum ReplProcess {
+    public static func run(_ arguments: [String], input: Data = Data(), environment: [String: String] = [:]) throws -> ProgramRun.Outcome {
+        try ProgramRun.run(BuildProducts.executable("oa-repl"), arguments, input: input, environment: environment)
+    }
+}
+
+/// Any program, run to its end with some standard input.
+public enum ProgramRun {
     public struct Outcome {
         public let status: Int32
         public let standardOutput: String
         public let standardError: String
     }
 
-    public static func run(_ arguments: [String], input: Data = Data(), environment: [String: String] = [:]) throws -> Outcome {
+    public static func run(_ executable: URL, _ arguments: [String], input: Data = Data(),
+                           environment: [String: String] = [:]) throws -> Outcome {
         let process = Process()
-        process.executableURL = BuildProducts.executable("oa-repl")
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let stdin = Pipe()

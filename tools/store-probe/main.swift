@@ -20,11 +20,27 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+let usage = "usage: oa-store-probe append DB PAGE_SIZE SESSIONS [STALL_AFTER_PAGES]"
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments == ["--help"] || arguments == ["-h"] {
+    say("""
+        oa-store-probe: a helper of the mirror store's crash tests, which kill it while it writes.
+
+        \(usage)
+
+        Appends pages of PAGE_SIZE synthetic events over SESSIONS sessions to the mirror DB, each
+        page with the history cursor in one transaction, and prints "committed SEQ" after each
+        commit, until it is killed. With STALL_AFTER_PAGES = K, the page after the K-th stops at the
+        moment it writes the cursor, prints "stalled" and waits to be killed.
+
+        Example: oa-store-probe append /tmp/probe.sqlite 300 10 3
+        """)
+    exit(0)
+}
 guard (4...5).contains(arguments.count), arguments[0] == "append",
       let pageSize = Int(arguments[2]), pageSize > 0,
       let sessionCount = Int(arguments[3]), sessionCount > 0
-else { fail("usage: oa-store-probe append DB PAGE_SIZE SESSIONS [STALL_AFTER_PAGES]") }
+else { fail(usage) }
 let stallAfterPages = arguments.count == 5 ? Int(arguments[4]) : nil
 
 do {
