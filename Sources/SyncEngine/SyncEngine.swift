@@ -185,10 +185,15 @@ public actor SyncEngine {
     /// Applies one live notification.
     private func apply(_ notification: BridgeNotification, client: BridgeClient) async throws {
         guard case .sessionUpdate(let update) = notification else { return }
-        if let seq = update.seq, await client.capabilities.hasHistoryCursor {
+        guard await client.capabilities.hasHistoryCursor else { return try applyProvisional(update) }
+        if let seq = update.seq {
             try await applyLive(update, seq: seq, client: client)
         } else {
-            try applyProvisional(update)
+            // Kept provisionally it would never be confirmed, and would come again with its seq
+            // from history.changes: the history decides what the mirror holds.
+            logger.warning("a live update without a seq from a history-cursor bridge; paging from the cursor",
+                           metadata: ["session_id": "\(update.sessionID)"])
+            try await catchUpByCursor(client)
         }
     }
 

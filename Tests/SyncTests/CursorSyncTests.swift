@@ -73,6 +73,27 @@ struct CursorSyncTests {
         #expect(sync.terminate() == 0)
     }
 
+    @Test("a live update without a seq is not kept provisionally: the history decides")
+    func liveUpdateWithoutSeq() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = directory.path("mirror.sqlite")
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try sync.waitForState("live")
+        let control = try await SimulatorControl(url: simulator.url)
+        let seqless = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"LIVE","update":"#
+            + #"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"no seq"}}}}"#
+        try await control.call("send_raw", ["frames": [.string(seqless)], "to": "all"])
+        try await control.append("LIVE", [SimulatorControl.chunk("with a seq")])
+        let done = try await eventually { try mirroredHistory(mirror).count == 300 }
+        #expect(done)
+        #expect(sync.terminate() == 0)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.timeline(sessionID: "LIVE").map(\.text) == ["with a seq"])
+        #expect(try !store.hasProvisionalEvents(sessionID: "LIVE"))
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+    }
+
     @Test("events made while oa-sync was cut off arrive after it reconnects, from its cursor")
     func eventsWhileOffline() async throws {
         let directory = try TemporaryDirectory()
