@@ -14,20 +14,19 @@ enum OutboxCommands {
         let target = try arguments.requiredString("session_id")
         let text = try arguments.requiredString("text")
         let store = try context.store()
-        let sessionID: String
-        if target == "new" {
-            sessionID = "local-" + UUID().uuidString.lowercased()
-            try storeCall { try store.createLocalSession(id: sessionID) }
-        } else {
-            sessionID = try context.resolveSession(target).sessionID
-        }
+        let isNew = target == "new"
+        let sessionID = isNew ? "local-" + UUID().uuidString.lowercased() : try context.resolveSession(target).sessionID
         let echo: JSONValue = ["sessionUpdate": "user_message_chunk", "content": ["content": ["type": "text", "text": .string(text)]]]
+        // One transaction: a new session never exists without its first prompt.
         let item = try storeCall {
-            try store.enqueuePrompt(
-                sessionID: sessionID, text: text, clientMessageID: UUID().uuidString.lowercased(),
-                localEcho: NewEvent(sessionID: sessionID, timestamp: context.clock.now(), kind: "user_message_chunk", text: text,
-                                    updateJSON: JSONWriter.bytes(of: echo), origin: .local)
-            )
+            try store.write {
+                if isNew { try store.createLocalSession(id: sessionID) }
+                return try store.enqueuePrompt(
+                    sessionID: sessionID, text: text, clientMessageID: UUID().uuidString.lowercased(),
+                    localEcho: NewEvent(sessionID: sessionID, timestamp: context.clock.now(), kind: "user_message_chunk", text: text,
+                                        updateJSON: JSONWriter.bytes(of: echo), origin: .local)
+                )
+            }
         }
         return CommandResult(json: itemJSON(item), text: "queued prompt \(item.id) for \(Formatting.short(sessionID)) (oa-sync sends it)")
     }
