@@ -38,9 +38,17 @@ extension SyncEngine {
     @discardableResult
     func refetch(_ sessionID: String, watermark: SessionWatermark?, client: BridgeClient) async throws -> Int {
         let requestedAt = ContinuousClock.now
+        // Live events of this process arrive in `liveSessions`; those of an earlier one came
+        // before this request too.
+        let fetchedAfterLiveEvents = liveSessions[sessionID].map { $0 <= requestedAt } ?? true
         let items = try await client.sessionTimeline(sessionID: sessionID, timeout: .seconds(120))
         let events = items.map(EventMapping.event)
-        let outcome = try store.replaceTimelineTail(sessionID: sessionID, with: events, watermark: watermark)
+        let outcome = try store.replaceTimelineTail(sessionID: sessionID, with: events, watermark: watermark,
+                                                    fetchedAfterLiveEvents: fetchedAfterLiveEvents)
+        logger.debug("refetched", metadata: [
+            "session_id": "\(sessionID)", "kept": "\(outcome.kept)", "removed": "\(outcome.removed)",
+            "inserted": "\(outcome.inserted)", "confirmed": "\(outcome.confirmed)",
+        ])
         if let mode = items.reversed().lazy.compactMap({ EventMapping.mode(of: $0.update) }).first {
             try store.upsertSessions([SessionRecord(sessionID: sessionID, mode: mode)])
         }

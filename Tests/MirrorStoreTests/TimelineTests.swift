@@ -117,6 +117,18 @@ struct TimelineTests {
         #expect(events.map(\.provisional) == [false, false, true])
     }
 
+    @Test("a fetch asked for after every live event arrived drops provisional events it does not hold")
+    func provisionalCoveredByTheFetch() throws {
+        let fetched = ["a", "live"].map { messageEvent("s", text: $0) }
+        try store.replaceTimelineTail(sessionID: "s", with: fetched)
+        try store.appendEvents([messageEvent("s", text: "live", provisional: true)])
+        let outcome = try store.replaceTimelineTail(sessionID: "s", with: fetched, fetchedAfterLiveEvents: true)
+        #expect(outcome == TailReplacement(kept: 2, removed: 1, inserted: 0, confirmed: 0))
+        #expect(try store.timeline(sessionID: "s").map(\.text) == ["a", "live"])
+        #expect(try !store.hasProvisionalEvents(sessionID: "s"))
+        #expect(try store.counts().events == 2)
+    }
+
     @Test("event ids are never handed out twice, even after replacements")
     func eventIDsAreNotReused() throws {
         try store.replaceTimelineTail(sessionID: "s", with: ["a", "b"].map { messageEvent("s", text: $0) })

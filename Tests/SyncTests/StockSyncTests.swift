@@ -62,6 +62,33 @@ struct StockSyncTests {
         await client.close()
     }
 
+    @Test("a live update applied after a catch-up that already fetched it is not kept twice")
+    func liveUpdateAlreadyFetched() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = directory.path("mirror.sqlite")
+        // A session of its own: the stock bridge shuffles events of the same millisecond, and a
+        // refetch that differs early replaces everything after, which would hide the question.
+        let sessionID = "QUIET"
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.call("create_session", ["session_id": "QUIET"])
+        // Answers wait 1 s, so the update lands while the catch-up runs: in the timeline it
+        // fetches, and among the notifications applied after it.
+        try await control.call("set_reply_delay", ["ms": 1000])
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try sync.waitForState("syncing")
+        try await control.append(sessionID, [SimulatorControl.chunk("said once")])
+        try await control.call("set_reply_delay", ["ms": 0])
+        try sync.waitForState("live")
+        // The refetch once the session is quiet decides what stays.
+        try sync.waitForLog { $0["message"]?.stringValue == "refetched" && $0["session_id"]?.stringValue == sessionID }
+        #expect(sync.terminate() == 0)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let events = try store.timeline(sessionID: sessionID)
+        #expect(events.filter { $0.text == "said once" }.count == 1)
+        #expect(!events.contains { $0.provisional })
+    }
+
     @Test("connections dropped after every N frames still converge", arguments: [3, 4, 7])
     func droppedEveryNFrames(frames: Int) async throws {
         let directory = try TemporaryDirectory()

@@ -93,11 +93,17 @@ extension MirrorStore {
     ///
     /// Local events (our own prompts) are never removed; fetched events after the prefix are
     /// placed after them.
+    ///
+    /// - Parameter fetchedAfterLiveEvents: the fetch was asked for after every live event of the
+    ///   session had arrived, so it holds them all: a provisional event past its end is stale (a
+    ///   live update applied after a fetch that already held it), and goes. Otherwise such events
+    ///   may have arrived after the fetch was made, and stay, unconfirmed.
     @discardableResult
     public func replaceTimelineTail(
         sessionID: String,
         with fetched: [NewEvent],
-        watermark: SessionWatermark? = nil
+        watermark: SessionWatermark? = nil,
+        fetchedAfterLiveEvents: Bool = false
     ) throws -> TailReplacement {
         try write {
             let now = clock.now()
@@ -117,7 +123,8 @@ extension MirrorStore {
             }
             // Live events that arrived after the fetch was made extend it rather than contradict it:
             // when the fetch ends while still matching, trailing provisional events stay (unconfirmed).
-            let stale = prefix == fetched.count ? mirrored[prefix...].filter { !$0.provisional } : Array(mirrored[prefix...])
+            let keepsTrailingLive = prefix == fetched.count && !fetchedAfterLiveEvents
+            let stale = keepsTrailingLive ? mirrored[prefix...].filter { !$0.provisional } : Array(mirrored[prefix...])
             var result = TailReplacement(kept: prefix, removed: stale.count, inserted: 0, confirmed: 0)
             for event in mirrored[..<prefix] where event.provisional {
                 try database.run("UPDATE events SET provisional = 0 WHERE event_id = ?", [event.id])
