@@ -13,7 +13,8 @@ enum Formatting {
             let digits = String(value)
             return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
         }
-        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(secondOfDay / 3600, 2)):"
+        let yearText = year < 0 ? "-" + padded(-year, 4) : padded(year, 4)
+        return "\(yearText)-\(padded(month, 2))-\(padded(day, 2))T\(padded(secondOfDay / 3600, 2)):"
             + "\(padded(secondOfDay / 60 % 60, 2)):\(padded(secondOfDay % 60, 2)).\(padded(millisecond, 3))Z"
     }
 

@@ -62,7 +62,10 @@ struct OARepl: AsyncParsableCommand {
         }
         var shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour)
         if !commands.isEmpty {
-            for command in commands where try await !shell.run(command) { throw ExitCode(1) }
+            for command in commands {
+                if try await !shell.run(command) { throw ExitCode(1) }
+                if shell.finished { break }
+            }
             return
         }
         guard Terminal.inputIsTerminal else {

@@ -21,4 +21,18 @@ struct FormattingTests {
         }
         #expect(Formatting.iso8601(nil) == nil)
     }
+
+    @Test("years before 1 keep their sign")
+    func negativeYears() {
+        #expect(Formatting.iso8601(-62_135_596_800_000) == "0001-01-01T00:00:00.000Z")
+        #expect(Formatting.iso8601(-62_135_596_800_001) == "0000-12-31T23:59:59.999Z")
+        #expect(Formatting.iso8601(-62_198_755_200_000) == "-0001-01-01T00:00:00.000Z")
+    }
+
+    @Test("message text splits at line feeds only, CRLF and multi-byte text included")
+    func lineSplitting() {
+        #expect(MarkdownExport.escapeBlock("été\r\n# titre\n> quoted\n  ```") == ["été\r", "\\# titre", "\\> quoted", "  \\```"])
+        #expect(MarkdownExport.escapeBlock("") == [""])
+        #expect(MarkdownExport.fenced("a\r\nb ``` c", language: "text") == ["````text", "a\r", "b ``` c", "````"])
+    }
 }

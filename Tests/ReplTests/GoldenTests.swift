@@ -82,6 +82,18 @@ struct GoldenTests {
         try expectGolden(outcome.standardOutput, "json-lines.txt")
     }
 
+    @Test("quit ends -c commands and scripts; nothing after it runs")
+    func quitStops() throws {
+        let directory = try TemporaryDirectory()
+        let mirror = try SampleMirror.copy(in: directory)
+        let commands = try ReplProcess.run(["--db", mirror, "-c", "quit", "-c", "status"])
+        #expect(commands.status == 0)
+        #expect(commands.standardOutput.isEmpty, "\(commands.standardOutput)")
+        let script = try ReplProcess.run(["--db", mirror], input: Data("quit\nstatus\n".utf8))
+        #expect(script.status == 0)
+        #expect(script.standardOutput.isEmpty, "\(script.standardOutput)")
+    }
+
     @Test("export writes a file once, refuses to overwrite, and the document is the same every time")
     func exportFile() throws {
         let directory = try TemporaryDirectory()

@@ -31,6 +31,10 @@ struct ReplBenchmark: ParsableCommand {
     @Option(help: "Show the session whose event count is nearest this.")
     var showEvents: Int64 = 10_000
 
+    func validate() throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+    }
+
     func run() throws {
         // Only the sessions table: this process's memory is counted in each child's peak RSS
         // until the child's exec (posix_spawn shares it), so it must stay small.

@@ -40,7 +40,7 @@ public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertibl
         case .invalidOutboxTransition(let id, let from, let to):
             return "outbox item \(id) is \(from.rawValue) and cannot become \(to.rawValue)"
         case .outboxItemInFlight(let id):
-            return "outbox item \(id) is being sent: wait for its answer, then drop it"
+            return "outbox item \(id) is being sent: wait for its answer (if the oa-sync sending it stopped, the next oa-sync settles it), then retry or drop it"
         case .unknownSession(let id):
             return "no session with id \(id) in the mirror"
         }
