@@ -21,6 +21,11 @@ public actor SyncEngine {
     var liveSessions: [String: ContinuousClock.Instant] = [:]
     /// The mirror's `PRAGMA data_version` when the outbox was last looked at.
     var outboxVersion: Int64 = -1
+    /// History-cursor bridges: a live update came without a seq; the next tick pages from the
+    /// cursor (once for a burst of them).
+    private var pagingWanted = false
+    /// Whether that was logged on this connection (once is enough).
+    private var seqlessUpdateLogged = false
     var report: SyncReport
 
     /// - Parameters:
@@ -129,6 +134,8 @@ public actor SyncEngine {
             onWebSocketOpen: { await self.setState(.handshaking) }
         )
         report.historyCursor = await client.capabilities.hasHistoryCursor
+        pagingWanted = false
+        seqlessUpdateLogged = false
         return client
     }
 
@@ -179,6 +186,9 @@ public actor SyncEngine {
         try await deliverOutboxIfChanged(client)
         if await !client.capabilities.hasHistoryCursor {
             try await refetchQuietSessions(client)
+        } else if pagingWanted {
+            pagingWanted = false
+            try await catchUpByCursor(client)
         }
     }
 
@@ -191,9 +201,12 @@ public actor SyncEngine {
         } else {
             // Kept provisionally it would never be confirmed, and would come again with its seq
             // from history.changes: the history decides what the mirror holds.
-            logger.warning("a live update without a seq from a history-cursor bridge; paging from the cursor",
-                           metadata: ["session_id": "\(update.sessionID)"])
-            try await catchUpByCursor(client)
+            if !seqlessUpdateLogged {
+                seqlessUpdateLogged = true
+                logger.warning("live updates without a seq from a history-cursor bridge; paging from the cursor instead",
+                               metadata: ["session_id": "\(update.sessionID)"])
+            }
+            pagingWanted = true
         }
     }
 

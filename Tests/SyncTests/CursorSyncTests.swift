@@ -83,8 +83,10 @@ struct CursorSyncTests {
         let control = try await SimulatorControl(url: simulator.url)
         let seqless = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"LIVE","update":"#
             + #"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"no seq"}}}}"#
+        // Its event is in the history (stored without a notification); the seq-less one says
+        // the history moved, and paging from the cursor finds it.
+        try await control.append("LIVE", [SimulatorControl.chunk("with a seq")], delivery: "silent")
         try await control.call("send_raw", ["frames": [.string(seqless)], "to": "all"])
-        try await control.append("LIVE", [SimulatorControl.chunk("with a seq")])
         let done = try await eventually { try mirroredHistory(mirror).count == 300 }
         #expect(done)
         #expect(sync.terminate() == 0)

@@ -303,6 +303,7 @@ actor BridgeSimulator {
         switch delivery {
         case "duplicate": frames = frames.flatMap { [$0, $0] }
         case "reverse": frames.reverse()
+        case "silent": frames = []
         default: break
         }
         for connectionID in initialized.sorted() {
