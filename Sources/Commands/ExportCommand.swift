@@ -19,7 +19,7 @@ enum ExportCommand {
         guard let requested = try arguments.string("path") else {
             return CommandResult(json: ["session_id": .string(session.sessionID), "markdown": .string(document)], text: document)
         }
-        let path = destination(for: requested, sessionID: session.sessionID)
+        let path = try destination(for: requested, sessionID: session.sessionID)
         if FileManager.default.fileExists(atPath: path), try !arguments.bool("force") { throw CommandError.fileExists(path) }
         do {
             try Data(document.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
@@ -30,13 +30,20 @@ enum ExportCommand {
                              text: "wrote \(path)")
     }
 
-    /// `requested`, or the default file name inside it when it is a directory.
-    static func destination(for requested: String, sessionID: String) -> String {
-        let expanded = (requested as NSString).expandingTildeInPath
+    /// `requested`, or the default file name inside it when it is a directory; a symbolic link is
+    /// followed, so that the file it names is replaced, not the link.
+    ///
+    /// - Throws: `CommandError.io` when the file exists and is not a regular one (a device, a
+    ///   pipe): the atomic write would replace it with a regular file.
+    static func destination(for requested: String, sessionID: String) throws(CommandError) -> String {
+        var url = URL(fileURLWithPath: (requested as NSString).expandingTildeInPath).resolvingSymlinksInPath()
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: expanded, isDirectory: &isDirectory), isDirectory.boolValue {
-            return URL(fileURLWithPath: expanded).appending(path: "openagents-\(sessionID.prefix(8)).md").path
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            url = url.appending(path: "openagents-\(sessionID.prefix(8)).md").resolvingSymlinksInPath()
         }
-        return expanded
+        if let type = try? FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType, type != .typeRegular {
+            throw CommandError.io("\(url.path) is not a regular file (leave out the path to write to standard output)")
+        }
+        return url.path
     }
 }

@@ -109,5 +109,17 @@ struct GoldenTests {
         #expect(forced.status == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == document, "byte for byte the same")
         try expectGolden(document, "export-798C06FE.md")
+
+        // A link is followed, not replaced; a pipe or a device is refused, not replaced.
+        let link = directory.path("link.md")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        #expect(try ReplProcess.run(["--db", mirror, "-c", "export 798c \(link) --force"]).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file)
+        let pipe = directory.path("pipe")
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let refused = try ReplProcess.run(["--db", mirror, "-c", "export 798c \(pipe) --force"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("is not a regular file"))
+        #expect(try FileManager.default.attributesOfItem(atPath: pipe)[.type] as? FileAttributeType != .typeRegular)
     }
 }
