@@ -61,6 +61,10 @@ struct OASync: AsyncParsableCommand {
 
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
+        let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
+        guard BridgeURL.isValid(bridgeURL) else {
+            throw ValidationError("\(bridgeURL) is not a bridge URL: expected ws://HOST:PORT or wss://HOST:PORT")
+        }
         guard backoffInitialMs > 0, backoffCapMs >= backoffInitialMs else {
             throw ValidationError("--backoff-initial-ms must be positive and at most --backoff-cap-ms")
         }

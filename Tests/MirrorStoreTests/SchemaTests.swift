@@ -86,6 +86,22 @@ struct SchemaTests {
         #expect(try database.scalarInt64("PRAGMA user_version") == Int64(Migration.latestVersion + 1))
     }
 
+    @Test("a directory, a device or a pipe is refused, untouched")
+    func specialFiles() throws {
+        let directory = try TemporaryDirectory()
+        let pipe = directory.path("pipe")
+        #expect(mkfifo(pipe, 0o600) == 0)
+        for path in [directory.url.path, "/dev/null", pipe] {
+            #expect(throws: MirrorStoreError.notAMirror(path: path, reason: "it is not a regular file")) {
+                try MirrorStore(path: path)
+            }
+            #expect(throws: MirrorStoreError.notAMirror(path: path, reason: "it is not a regular file")) {
+                try MirrorStore(path: path, mode: .readOnly)
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["pipe"])
+    }
+
     @Test("a file that is not a SQLite database is refused, untouched")
     func notADatabase() throws {
         let directory = try TemporaryDirectory()

@@ -88,5 +88,12 @@ struct OASyncCommandTests {
         let outcome = try OASyncProcess.run(["--quiet", "--verbose"])
         #expect(outcome.status == 64)
         #expect(outcome.standardError.contains("--quiet and --verbose cannot be used together"))
+        for url in ["http://127.0.0.1:9099", "127.0.0.1:9099", "ws://"] {
+            let bad = try OASyncProcess.run(["--bridge", url, "--once"])
+            #expect(bad.status == 64, "\(url)")
+            #expect(bad.standardError.contains("\(url) is not a bridge URL"), "\(bad.standardError)")
+        }
+        let fromEnvironment = try OASyncProcess.run(["--once"], environment: ["OA_BRIDGE": "localhost:9099"])
+        #expect(fromEnvironment.status == 64)
     }
 }

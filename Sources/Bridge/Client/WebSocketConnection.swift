@@ -46,7 +46,7 @@ final class WebSocketConnection: Sendable {
         keepaliveInterval: Duration?,
         logger: Logger
     ) async throws -> WebSocketConnection {
-        guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else { throw BridgeError.invalidURL(url) }
+        guard BridgeURL.isValid(url) else { throw BridgeError.invalidURL(url) }
         let (inbound, events) = AsyncStream<Event>.makeStream()
         let (commandStream, commands) = AsyncStream<Command>.makeStream()
         let opened = OpenSignal()

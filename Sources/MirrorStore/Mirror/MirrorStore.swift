@@ -44,6 +44,9 @@ public final class MirrorStore {
         } else if access(path, F_OK) != 0 {
             throw MirrorStoreError.mirrorNotFound(path: path)
         }
+        if Self.isSpecialFile(path) {
+            throw MirrorStoreError.notAMirror(path: path, reason: "it is not a regular file")
+        }
         do {
             database = try Database(path: path, mode: mode)
         } catch where error.code == SQLITE_NOTADB {
@@ -101,6 +104,13 @@ public final class MirrorStore {
                 try database.execute("PRAGMA application_id = \(Self.applicationID)")
             }
         }
+    }
+
+    /// Whether `path` exists and is not a regular file (a directory, a device, a pipe).
+    private static func isSpecialFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return (info.st_mode & S_IFMT) != S_IFREG
     }
 
     /// Creates an empty file readable by its owner only, so that SQLite (and its -wal and -shm
