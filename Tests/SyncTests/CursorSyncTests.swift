@@ -58,12 +58,8 @@ struct CursorSyncTests {
 
     @Test("live updates, duplicated and reordered ones included, are applied once, in order")
     func liveUpdates() async throws {
-        let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
-        let mirror = directory.path("mirror.sqlite")
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
-        let control = try await SimulatorControl(url: simulator.url)
+        let live = try await LiveSampleSync(flavor: "cursor")
+        let (simulator, mirror, sync, control) = (live.simulator, live.mirror, live.sync, live.control)
         try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("normal \($0)") })
         try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("twice \($0)") }, delivery: "duplicate")
         try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("reversed \($0)") }, delivery: "reverse")
@@ -75,12 +71,8 @@ struct CursorSyncTests {
 
     @Test("a live update without a seq is not kept provisionally: the history decides")
     func liveUpdateWithoutSeq() async throws {
-        let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
-        let mirror = directory.path("mirror.sqlite")
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
-        let control = try await SimulatorControl(url: simulator.url)
+        let live = try await LiveSampleSync(flavor: "cursor")
+        let (simulator, mirror, sync, control) = (live.simulator, live.mirror, live.sync, live.control)
         let seqless = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"LIVE","update":"#
             + #"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"no seq"}}}}"#
         // Its event is in the history (stored without a notification); the seq-less one says
@@ -98,12 +90,8 @@ struct CursorSyncTests {
 
     @Test("events made while oa-sync was cut off arrive after it reconnects, from its cursor")
     func eventsWhileOffline() async throws {
-        let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
-        let mirror = directory.path("mirror.sqlite")
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
-        let control = try await SimulatorControl(url: simulator.url)
+        let live = try await LiveSampleSync(flavor: "cursor")
+        let (simulator, mirror, sync, control) = (live.simulator, live.mirror, live.sync, live.control)
         try await control.call("refuse_connections", ["ms": 600_000])
         try await control.call("drop_connections")
         try sync.waitForState("offline")

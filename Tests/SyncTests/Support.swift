@@ -81,3 +81,22 @@ func queuePrompt(_ store: MirrorStore, session: String, text: String) throws -> 
         localEcho: NewEvent(sessionID: session, kind: "user_message_chunk", text: text, updateJSON: JSONWriter.bytes(of: echo))
     )
 }
+
+/// oa-sync following a simulator that serves the sample desktop history, once it is live, and a
+/// connection that drives the simulator.
+struct LiveSampleSync {
+    let directory: TemporaryDirectory
+    let simulator: SimulatorProcess
+    let mirror: String
+    let sync: OASyncProcess
+    let control: SimulatorControl
+
+    init(flavor: String) async throws {
+        directory = try TemporaryDirectory()
+        simulator = try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
+        mirror = directory.path("mirror.sqlite")
+        sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try sync.waitForState("live")
+        control = try await SimulatorControl(url: simulator.url)
+    }
+}
