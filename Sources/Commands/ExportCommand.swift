@@ -30,20 +30,40 @@ enum ExportCommand {
                              text: "wrote \(path)")
     }
 
-    /// `requested`, or the default file name inside it when it is a directory; a symbolic link is
-    /// followed, so that the file it names is replaced, not the link.
+    /// `requested`, or the default file name inside it when it is a directory; symbolic links are
+    /// followed (a link to a file not yet written too), so that the file is replaced, not the link.
     ///
     /// - Throws: `CommandError.io` when the file exists and is not a regular one (a device, a
     ///   pipe): the atomic write would replace it with a regular file.
     static func destination(for requested: String, sessionID: String) throws(CommandError) -> String {
-        var url = URL(fileURLWithPath: (requested as NSString).expandingTildeInPath).resolvingSymlinksInPath()
+        var url = followingLinks(URL(fileURLWithPath: expandingHome(requested)))
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            url = url.appending(path: "openagents-\(sessionID.prefix(8)).md").resolvingSymlinksInPath()
+            url = followingLinks(url.appending(path: "openagents-\(sessionID.prefix(8)).md"))
         }
         if let type = try? FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType, type != .typeRegular {
             throw CommandError.io("\(url.path) is not a regular file (leave out the path to write to standard output)")
         }
         return url.path
+    }
+
+    /// `~` or `~/…` in `$HOME` (as a shell would), else the path as it is.
+    private static func expandingHome(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+        return home + path.dropFirst()
+    }
+
+    /// The file `url` names once every symbolic link on the way is followed, whether or not the
+    /// file at the end exists (at most 40 links, as the kernel allows).
+    private static func followingLinks(_ url: URL) -> URL {
+        var url = url.standardizedFileURL
+        for _ in 0..<40 {
+            let parent = url.deletingLastPathComponent().resolvingSymlinksInPath()
+            url = parent.appending(path: url.lastPathComponent)
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path) else { return url }
+            url = URL(fileURLWithPath: target, relativeTo: parent).standardizedFileURL
+        }
+        return url
     }
 }

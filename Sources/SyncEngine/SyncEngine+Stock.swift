@@ -38,10 +38,11 @@ extension SyncEngine {
     @discardableResult
     func refetch(_ sessionID: String, watermark: SessionWatermark?, client: BridgeClient) async throws -> Int {
         let requestedAt = ContinuousClock.now
-        // Live events of this process arrive in `liveSessions`; those of an earlier one came
-        // before this request too.
-        let fetchedAfterLiveEvents = liveSessions[sessionID].map { $0 <= requestedAt } ?? true
         let items = try await client.sessionTimeline(sessionID: sessionID, timeout: .seconds(120))
+        // Read after the answer, since live events may have arrived meanwhile; from here to the
+        // write nothing else runs on this actor. Live events of an earlier process came before
+        // this request too.
+        let fetchedAfterLiveEvents = liveSessions[sessionID].map { $0 <= requestedAt } ?? true
         let events = items.map(EventMapping.event)
         let outcome = try store.replaceTimelineTail(sessionID: sessionID, with: events, watermark: watermark,
                                                     fetchedAfterLiveEvents: fetchedAfterLiveEvents)

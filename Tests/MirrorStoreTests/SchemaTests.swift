@@ -86,6 +86,17 @@ struct SchemaTests {
         #expect(try database.scalarInt64("PRAGMA user_version") == Int64(Migration.latestVersion + 1))
     }
 
+    @Test("a link to a mirror not there yet makes its target, readable by its owner only")
+    func linkToNewMirror() throws {
+        let directory = try TemporaryDirectory()
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.sqlite")
+        _ = try MirrorStore(path: link)
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory.path("target.sqlite"))
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.sqlite")
+    }
+
     @Test("a directory, a device or a pipe is refused, untouched")
     func specialFiles() throws {
         let directory = try TemporaryDirectory()

@@ -110,11 +110,17 @@ struct GoldenTests {
         #expect(try String(contentsOfFile: file, encoding: .utf8) == document, "byte for byte the same")
         try expectGolden(document, "export-798C06FE.md")
 
-        // A link is followed, not replaced; a pipe or a device is refused, not replaced.
+        // A link is followed, not replaced, even to a file not there yet; a pipe or a device is
+        // refused, not replaced.
         let link = directory.path("link.md")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
         #expect(try ReplProcess.run(["--db", mirror, "-c", "export 798c \(link) --force"]).status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file)
+        let dangling = directory.path("dangling.md")
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "later.md")
+        #expect(try ReplProcess.run(["--db", mirror, "-c", "export 798c \(dangling)"]).status == 0)
+        #expect(try String(contentsOfFile: directory.path("later.md"), encoding: .utf8) == document)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dangling) == "later.md")
         let pipe = directory.path("pipe")
         #expect(mkfifo(pipe, 0o600) == 0)
         let refused = try ReplProcess.run(["--db", mirror, "-c", "export 798c \(pipe) --force"])

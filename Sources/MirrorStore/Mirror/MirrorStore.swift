@@ -39,13 +39,13 @@ public final class MirrorStore {
 
     /// Opens the mirror and migrates it to `targetVersion` only (for tests of older versions).
     init(path: String, mode: Database.AccessMode, clock: MirrorClock, migratingTo targetVersion: Int) throws {
+        if Self.isSpecialFile(path) {
+            throw MirrorStoreError.notAMirror(path: path, reason: "it is not a regular file")
+        }
         if mode == .readWrite {
             Self.createPrivateFileIfMissing(path)
         } else if access(path, F_OK) != 0 {
             throw MirrorStoreError.mirrorNotFound(path: path)
-        }
-        if Self.isSpecialFile(path) {
-            throw MirrorStoreError.notAMirror(path: path, reason: "it is not a regular file")
         }
         do {
             database = try Database(path: path, mode: mode)
@@ -114,9 +114,10 @@ public final class MirrorStore {
     }
 
     /// Creates an empty file readable by its owner only, so that SQLite (and its -wal and -shm
-    /// files, which copy the mode) never exposes the mirror to other users.
+    /// files, which copy the mode) never exposes the mirror to other users. A symbolic link to a
+    /// file not yet there is followed: its target is created so. An existing file is left as it is.
     private static func createPrivateFileIfMissing(_ path: String) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor >= 0 { close(descriptor) }
     }
 
