@@ -166,7 +166,8 @@ let package = Package(
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/sync-bench"
+            path: "tools/sync-bench",
+            exclude: ["sqlite-baseline.py"]
         ),
 
         .target(

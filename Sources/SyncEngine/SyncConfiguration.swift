@@ -48,6 +48,8 @@ public struct SyncConfiguration: Sendable {
     public var refetchAfterQuiet: Duration
     /// How often the engine looks for prompts queued by other processes.
     public var outboxPollInterval: Duration
+    /// The most live updates committed in one transaction (all that are waiting, up to this).
+    public var liveBatchLimit: Int
 
     public init(
         bridgeURL: String,
@@ -56,7 +58,8 @@ public struct SyncConfiguration: Sendable {
         changesPageSize: Int = 5000,
         eventsPerTransaction: Int = 20_000,
         refetchAfterQuiet: Duration = .seconds(2),
-        outboxPollInterval: Duration = .milliseconds(250)
+        outboxPollInterval: Duration = .milliseconds(250),
+        liveBatchLimit: Int = 4096
     ) {
         self.bridgeURL = bridgeURL
         self.clientOptions = clientOptions
@@ -65,6 +68,7 @@ public struct SyncConfiguration: Sendable {
         self.eventsPerTransaction = eventsPerTransaction
         self.refetchAfterQuiet = refetchAfterQuiet
         self.outboxPollInterval = outboxPollInterval
+        self.liveBatchLimit = liveBatchLimit
     }
 }
 

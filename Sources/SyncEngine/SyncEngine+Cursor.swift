@@ -5,7 +5,8 @@ import MirrorStore
 extension SyncEngine {
     /// Fills session metadata from `tinyvex/history.sessions`, then pages `tinyvex/history.changes`
     /// from the mirror's cursor to the end. Pages are committed together with the cursor that
-    /// covers them, up to `eventsPerTransaction` events a transaction.
+    /// covers them, up to `eventsPerTransaction` events a transaction, while the next page is
+    /// already on its way and being decoded; search indexing waits for the end of the catch-up.
     ///
     /// Session metadata is asked for on the first sync and whenever new sessions appeared, so that
     /// catching up after a reconnect costs traffic in proportion to what changed.
@@ -18,43 +19,60 @@ extension SyncEngine {
             (sessionCount, expectedLastSeq) = try await mirrorSessionMetadata(client)
         }
         let started = ContinuousClock.now
-        var since = startCursor
         var written = 0
-        var hasMore = true
-        while hasMore {
-            var batch: [NewEvent] = []
-            var fetchedUpTo = since
-            do {
-                repeat {
-                    let page = try await client.historyChanges(since: fetchedUpTo, limit: configuration.changesPageSize)
-                    batch.append(contentsOf: page.items.map(EventMapping.event))
-                    let previous = fetchedUpTo
-                    fetchedUpTo = max(fetchedUpTo, page.next)
-                    // A page may be empty yet move the cursor (the bridge skipped rows it could
-                    // not decode): go on while it moves, stop if it does not.
-                    hasMore = page.hasMore && fetchedUpTo > previous
-                } while hasMore && batch.count < configuration.eventsPerTransaction
-            } catch {
-                // Keep what arrived before the failure: it is whole pages, covered by `fetchedUpTo`.
-                if !batch.isEmpty { try store.appendEvents(batch, advancingHistoryCursorTo: fetchedUpTo) }
-                throw error
+        store.defersSearchIndexing = true
+        defer { store.defersSearchIndexing = false }
+        let pageSize = configuration.changesPageSize
+        var batch: [NewEvent] = []
+        var batchCursor = startCursor
+        do {
+            try await withThrowingTaskGroup(of: FetchedPage.self) { group in
+                group.addTask { try await FetchedPage.fetch(from: client, since: startCursor, limit: pageSize) }
+                while let page = try await group.next() {
+                    batch.append(contentsOf: page.events)
+                    batchCursor = max(batchCursor, page.next)
+                    // A page may be empty yet move the cursor (the bridge skipped rows it could not
+                    // decode): go on while it moves, stop if it does not.
+                    let hasMore = page.hasMore && page.next > page.since
+                    if hasMore {
+                        group.addTask { try await FetchedPage.fetch(from: client, since: page.next, limit: pageSize) }
+                    }
+                    guard !hasMore || batch.count >= configuration.eventsPerTransaction else { continue }
+                    written += try commit(&batch, cursor: batchCursor)
+                    let elapsed = (ContinuousClock.now - started).seconds
+                    progress(SyncProgress(
+                        sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
+                        eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
+                        eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0
+                    ))
+                }
             }
-            since = fetchedUpTo
-            let outcome = try store.appendEvents(batch, advancingHistoryCursorTo: since)
-            try recordModes(batch)
-            written += outcome.inserted
-            report.eventsWritten += outcome.inserted
-            let elapsed = (ContinuousClock.now - started).seconds
-            progress(SyncProgress(
-                sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
-                eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
-                eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0
-            ))
+        } catch {
+            // Keep what arrived before the failure: it is whole pages, covered by `batchCursor`.
+            if !batch.isEmpty { _ = try commit(&batch, cursor: batchCursor) }
+            throw error
         }
+        let indexed = try store.indexPendingSearchText()
         if startCursor > 0, try store.sessionCount() > knownSessions {
             (sessionCount, _) = try await mirrorSessionMetadata(client)
         }
-        logger.info("caught up", metadata: ["events": "\(written)", "cursor": "\(since)", "sessions": "\(sessionCount)"])
+        logger.info("caught up", metadata: [
+            "events": "\(written)", "cursor": "\(batchCursor)", "sessions": "\(sessionCount)", "search_indexed": "\(indexed)",
+        ])
+    }
+
+    /// Writes `batch` with the cursor that covers it, in one transaction, and empties it; returns
+    /// the events written.
+    private func commit(_ batch: inout [NewEvent], cursor: Int64) throws -> Int {
+        let events = batch
+        batch = []
+        let outcome = try store.write {
+            let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor)
+            try recordModes(events)
+            return outcome
+        }
+        report.eventsWritten += outcome.inserted
+        return outcome.inserted
     }
 
     /// Records every session's metadata from `tinyvex/history.sessions`; returns how many
@@ -73,20 +91,43 @@ extension SyncEngine {
         return (count, lastSeq)
     }
 
-    /// Applies a live update with a seq: the next one is appended with the cursor; one already
-    /// mirrored is ignored; one past a gap sends the engine back to paging from the cursor.
-    func applyLive(_ update: SessionUpdateNotification, seq: Int64, client: BridgeClient) async throws {
-        let cursor = try store.historyCursor()
-        if seq <= cursor { return }
-        if seq == cursor + 1 {
-            let event = EventMapping.event(update)
-            let outcome = try store.appendEvents([event], advancingHistoryCursorTo: seq)
-            report.eventsWritten += outcome.inserted
-            try recordModes([event])
-            return
+    /// Applies live updates from a history-cursor bridge in one transaction: those that continue
+    /// the cursor are appended with it; those already mirrored are ignored; one past a gap, or
+    /// without a seq, makes the live loop page from the cursor instead (the history decides what
+    /// the mirror holds, and holds every update it announced).
+    func applyLiveByCursor(_ updates: [LiveUpdate]) throws {
+        var gapLogged = false
+        let inserted = try store.write {
+            var next = try store.historyCursor() + 1
+            var events: [NewEvent] = []
+            for update in updates {
+                guard let seq = update.seq else {
+                    if !seqlessUpdateLogged {
+                        seqlessUpdateLogged = true
+                        logger.warning("live updates without a seq from a history-cursor bridge; paging from the cursor instead",
+                                       metadata: ["session_id": "\(update.event.sessionID)"])
+                    }
+                    requestPaging()
+                    continue
+                }
+                if seq < next { continue }
+                if seq > next {
+                    if !gapLogged {
+                        gapLogged = true
+                        logger.info("gap in live updates; paging from the cursor", metadata: ["cursor": "\(next - 1)", "seq": "\(seq)"])
+                    }
+                    requestPaging()
+                    continue
+                }
+                events.append(update.event)
+                next += 1
+            }
+            guard !events.isEmpty else { return 0 }
+            let outcome = try store.appendEvents(events, advancingHistoryCursorTo: next - 1)
+            try recordModes(events)
+            return outcome.inserted
         }
-        logger.info("gap in live updates; paging from the cursor", metadata: ["cursor": "\(cursor)", "seq": "\(seq)"])
-        try await catchUpByCursor(client)
+        report.eventsWritten += inserted
     }
 
     /// Notes the mode of every mode update among `events`.
@@ -97,5 +138,27 @@ extension SyncEngine {
         }
         guard !modes.isEmpty else { return }
         try store.upsertSessions(modes.map { SessionRecord(sessionID: $0.key, mode: $0.value) })
+    }
+}
+
+/// A live update, mapped to what the mirror stores off the engine's thread.
+struct LiveUpdate: Sendable {
+    /// The bridge's seq (history-cursor bridges).
+    var seq: Int64?
+    var event: NewEvent
+}
+
+/// A page of `tinyvex/history.changes`, mapped to what the mirror stores.
+struct FetchedPage: Sendable {
+    /// The cursor the page was asked from.
+    var since: Int64
+    var next: Int64
+    var hasMore: Bool
+    var events: [NewEvent]
+
+    /// Fetches and maps a page, in the calling task (not on the engine's thread).
+    static func fetch(from client: BridgeClient, since: Int64, limit: Int) async throws -> FetchedPage {
+        let page = try await client.historyChanges(since: since, limit: limit)
+        return FetchedPage(since: since, next: page.next, hasMore: page.hasMore, events: page.items.map(EventMapping.event))
     }
 }

@@ -61,13 +61,18 @@ extension SyncEngine {
         return outcome.inserted
     }
 
-    /// Shows a live update at once, provisional until the session's next fetch confirms it.
-    func applyProvisional(_ update: SessionUpdateNotification) throws {
-        let event = EventMapping.event(update)
-        let outcome = try store.appendEvents([event])
+    /// Shows live updates at once, in one transaction, provisional until their session's next
+    /// fetch confirms them.
+    func applyProvisional(_ updates: [LiveUpdate]) throws {
+        let events = updates.map(\.event)
+        let outcome = try store.write {
+            let outcome = try store.appendEvents(events)
+            try recordModes(events)
+            return outcome
+        }
         report.eventsWritten += outcome.inserted
-        try recordModes([event])
-        liveSessions[update.sessionID] = ContinuousClock.now
+        let now = ContinuousClock.now
+        for event in events { liveSessions[event.sessionID] = now }
     }
 
     /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.

@@ -6,8 +6,18 @@ import MirrorStore
 /// refetching stock timelines whose watermark moved), applies live updates, delivers queued
 /// prompts, and reconnects with backoff when the connection is lost.
 ///
-/// The engine owns its `MirrorStore` connection: it is the mirror's one writer while it runs.
+/// The engine owns its `MirrorStore` connection: it is the mirror's one writer while it runs, on a
+/// thread of its own (`DatabaseExecutor`), so that commits never hold up the cooperative pool that
+/// receives and decodes frames meanwhile.
+///
+/// Each connection is one scope: a reader applies the bridge's notifications from the moment the
+/// connection is up, in batches (everything waiting, one transaction), while catch-up, prompt
+/// delivery and the live loop make requests beside it. The reader never waits on a request, so
+/// the client's bounded notification buffer always drains and its answers always get through.
 public actor SyncEngine {
+    private nonisolated let executor = DatabaseExecutor(name: "oa-sync-writer")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     let store: MirrorStore
     /// Keeps checkpoints out of the engine's commits.
     private let checkpointer: WALCheckpointer
@@ -21,11 +31,13 @@ public actor SyncEngine {
     var liveSessions: [String: ContinuousClock.Instant] = [:]
     /// The mirror's `PRAGMA data_version` when the outbox was last looked at.
     var outboxVersion: Int64 = -1
-    /// History-cursor bridges: a live update came without a seq; the next tick pages from the
-    /// cursor (once for a burst of them).
-    private var pagingWanted = false
-    /// Whether that was logged on this connection (once is enough).
-    private var seqlessUpdateLogged = false
+    /// History-cursor bridges: a live update came without a seq or after a gap; the live loop
+    /// pages from the cursor (once for a burst of them).
+    var pagingWanted = false
+    /// Whether a seq-less update was logged on this connection (once is enough).
+    var seqlessUpdateLogged = false
+    /// Wakes the live loop before its next tick (a gap to page over).
+    private var wakeLiveLoop: AsyncStream<Void>.Continuation?
     var report: SyncReport
 
     /// - Parameters:
@@ -68,9 +80,7 @@ public actor SyncEngine {
         do {
             let client = try await connect(isRetry: false)
             do {
-                try await catchUp(client)
-                try await deliverOutbox(client)
-                try recordSuccess()
+                try await runConnection(client, staysLive: false)
             } catch {
                 await client.close()
                 throw error
@@ -95,11 +105,7 @@ public actor SyncEngine {
             do {
                 let client = try await connect(isRetry: attempt > 0)
                 do {
-                    try await catchUp(client)
-                    try await deliverOutbox(client)
-                    try recordSuccess()
-                    setState(.live)
-                    try await stayLive(client)
+                    try await runConnection(client, staysLive: true)
                 } catch {
                     await client.close()
                     throw error
@@ -121,6 +127,49 @@ public actor SyncEngine {
             }
         }
         setState(.offline)
+    }
+
+    /// One connection's work, in one scope: the notification reader beside catch-up, prompt
+    /// delivery and (when `staysLive`) the live loop. Returns once the work is done (`syncOnce`);
+    /// throws when the connection is lost or a write fails. Every task ends with it.
+    private func runConnection(_ client: BridgeClient, staysLive: Bool) async throws {
+        let (wakeUps, wakeLiveLoop) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.wakeLiveLoop = wakeLiveLoop
+        defer {
+            wakeLiveLoop.finish()
+            self.wakeLiveLoop = nil
+        }
+        let hasCursor = await client.capabilities.hasHistoryCursor
+        let tickInterval = configuration.outboxPollInterval
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await self.applyNotifications(from: client, hasCursor: hasCursor)
+                return false
+            }
+            group.addTask {
+                try await self.catchUp(client)
+                try await self.deliverOutbox(client)
+                try await self.recordSuccess()
+                guard staysLive else { return true }
+                await self.setState(.live)
+                for await _ in wakeUps {
+                    try await self.tick(client)
+                }
+                return true
+            }
+            if staysLive {
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: tickInterval)
+                        wakeLiveLoop.yield()
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            guard try await group.next() == true else {
+                throw BridgeError.connectionClosed(reason: await client.closeReason ?? "the notification stream ended")
+            }
+        }
     }
 
     private func connect(isRetry: Bool) async throws -> BridgeClient {
@@ -161,27 +210,8 @@ public actor SyncEngine {
         try store.upsertThreads(threads.map(EventMapping.threadRecord))
     }
 
-    /// Applies live updates and polls for queued prompts until the connection ends.
-    private func stayLive(_ client: BridgeClient) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await notification in client.notifications {
-                    try await self.apply(notification, client: client)
-                }
-                throw BridgeError.connectionClosed(reason: await client.closeReason ?? "the notification stream ended")
-            }
-            group.addTask {
-                while true {
-                    try await Task.sleep(for: self.configuration.outboxPollInterval)
-                    try await self.tick(client)
-                }
-            }
-            defer { group.cancelAll() }
-            try await group.next()
-        }
-    }
-
-    /// Periodic work while live: prompts queued by other processes, stock sessions to confirm.
+    /// Periodic work while live: pages over gaps, prompts queued by other processes, stock
+    /// sessions to confirm.
     private func tick(_ client: BridgeClient) async throws {
         try await deliverOutboxIfChanged(client)
         if await !client.capabilities.hasHistoryCursor {
@@ -192,21 +222,30 @@ public actor SyncEngine {
         }
     }
 
-    /// Applies one live notification.
-    private func apply(_ notification: BridgeNotification, client: BridgeClient) async throws {
-        guard case .sessionUpdate(let update) = notification else { return }
-        guard await client.capabilities.hasHistoryCursor else { return try applyProvisional(update) }
-        if let seq = update.seq {
-            try await applyLive(update, seq: seq, client: client)
-        } else {
-            // Kept provisionally it would never be confirmed, and would come again with its seq
-            // from history.changes: the history decides what the mirror holds.
-            if !seqlessUpdateLogged {
-                seqlessUpdateLogged = true
-                logger.warning("live updates without a seq from a history-cursor bridge; paging from the cursor instead",
-                               metadata: ["session_id": "\(update.sessionID)"])
+    /// Asks the live loop to page from the cursor at once rather than at its next tick.
+    func requestPaging() {
+        pagingWanted = true
+        wakeLiveLoop?.yield()
+    }
+
+    /// Applies the bridge's notifications until the connection ends: each time, everything that
+    /// is waiting (up to `liveBatchLimit`) in one transaction. Reading and mapping run on the
+    /// cooperative pool; only the write hops to the engine's thread.
+    private nonisolated func applyNotifications(from client: BridgeClient, hasCursor: Bool) async throws {
+        let limit = configuration.liveBatchLimit
+        while true {
+            let notifications = await client.notifications.take(upTo: limit)
+            guard !notifications.isEmpty else { return try Task.checkCancellation() }
+            let updates = notifications.compactMap { notification -> LiveUpdate? in
+                guard case .sessionUpdate(let update) = notification else { return nil }
+                return LiveUpdate(seq: update.seq, event: EventMapping.event(update))
             }
-            pagingWanted = true
+            guard !updates.isEmpty else { continue }
+            if hasCursor {
+                try await applyLiveByCursor(updates)
+            } else {
+                try await applyProvisional(updates)
+            }
         }
     }
 
@@ -224,7 +263,7 @@ public actor SyncEngine {
         observer(.progress(progress))
     }
 
-    private func recordSuccess() throws {
+    func recordSuccess() throws {
         let counts = try store.counts()
         var facts: [String: String?] = [
             SyncStatusKey.lastSuccessAt: String(MirrorClock.system.now()),

@@ -41,7 +41,15 @@ struct SchemaTests {
                 let old = try MirrorStore(path: path, mode: .readWrite, clock: .system, migratingTo: start)
                 #expect(try old.schemaVersion() == start)
                 if start >= 1 {
-                    try old.appendEvents([messageEvent("s1", seq: 1, text: "written before the upgrade")])
+                    // Versions 1…4 share the layout of sessions and events: write as they did.
+                    try old.database.execute(
+                        """
+                        INSERT INTO sessions (session_id, local_event_count, first_seen_at, last_seen_at) VALUES ('s1', 1, 1, 1);
+                        INSERT INTO events (session_id, ordinal, event_id, seq, kind, text, update_json, content_hash)
+                            VALUES ('s1', 0, 1, 1, 'agent_message_chunk', 'written before the upgrade', '{}', 7);
+                        INSERT INTO counters (name, value) VALUES ('event_id', 1);
+                        """
+                    )
                 }
             }
             let store = try MirrorStore(path: path)
@@ -53,6 +61,63 @@ struct SchemaTests {
                 #expect(try store.search("upgrade").count == 1, "events from version \(start) are searchable")
             }
         }
+    }
+
+    @Test("a version 4 mirror becomes append-ordered in place, with everything it held")
+    func migratesVersion4Mirror() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        do {
+            let old = try MirrorStore(path: path, mode: .readWrite, clock: .system, migratingTo: 4)
+            // What a release with schema 4 writes: sessions from the bridge and one made offline,
+            // interleaved timelines, a provisional and a local event, a prompt with its echo, cursors.
+            var sql = "INSERT INTO sessions (session_id, origin, title, mode, last_ts, server_event_count, local_event_count, first_seen_at, last_seen_at) VALUES "
+                + "('A', 'server', 'first', 'codex', 500, 3, 3, 10, 20), ('B', 'server', NULL, NULL, 400, 2, 2, 11, 21), "
+                + "('LOCAL-1', 'local', NULL, NULL, 30, NULL, 1, 12, 22);\n"
+            let rows: [(session: String, ordinal: Int, id: Int, seq: String, text: String, provisional: Int, origin: String)] = [
+                ("A", 0, 1, "1", "alpha one", 0, "server"), ("B", 0, 2, "2", "bravo one", 0, "server"),
+                ("A", 1, 3, "3", "alpha two", 0, "server"), ("B", 1, 4, "NULL", "bravo live", 1, "server"),
+                ("A", 2, 6, "NULL", "my prompt", 0, "local"), ("LOCAL-1", 0, 7, "NULL", "offline prompt", 0, "local"),
+            ]
+            for row in rows {
+                sql += "INSERT INTO events (session_id, ordinal, event_id, seq, ts, kind, text, update_json, content_hash, provisional, origin) "
+                    + "VALUES ('\(row.session)', \(row.ordinal), \(row.id), \(row.seq), \(row.id * 100), 'agent_message_chunk', "
+                    + "'\(row.text)', '{\"n\":\(row.id)}', \(row.id * 11), \(row.provisional), '\(row.origin)');\n"
+            }
+            sql += """
+                INSERT INTO counters (name, value) VALUES ('event_id', 7);
+                INSERT INTO sync_cursors (scope, seq, updated_at) VALUES ('changes', 3, 5);
+                INSERT INTO outbox (session_id, text, client_message_id, state, local_event_id, created_at, updated_at)
+                    VALUES ('A', 'my prompt', 'c-1', 'sent', 6, 1, 1), ('LOCAL-1', 'offline prompt', 'c-2', 'queued', 7, 2, 2);
+                """
+            try old.database.execute(sql)
+        }
+        let store = try MirrorStore(path: path)
+        #expect(try store.schemaVersion() == Migration.latestVersion)
+        #expect(try store.timeline(sessionID: "A").map(\.text) == ["alpha one", "alpha two", "my prompt"])
+        #expect(try store.timeline(sessionID: "A").map(\.eventID) == [1, 3, 6])
+        #expect(try store.timeline(sessionID: "A").map(\.origin) == [.server, .server, .local])
+        #expect(try store.timeline(sessionID: "B").map(\.provisional) == [false, true])
+        #expect(try store.timeline(sessionID: "B").first?.updateJSON == Array(#"{"n":2}"#.utf8))
+        #expect(try store.hasProvisionalEvents(sessionID: "B"))
+        #expect(try store.session(id: "A")?.title == "first")
+        #expect(try store.session(id: "LOCAL-1")?.origin == .local)
+        #expect(try store.historyCursor() == 3)
+        #expect(try store.outboxItems().map(\.localEventID) == [6, 7])
+        #expect(try store.search("alpha").map(\.eventID) == [3, 1])
+        #expect(try store.counts().events == 6)
+        try store.database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)")
+        #expect(try store.database.query("PRAGMA foreign_key_check") { $0.string(0) }.isEmpty)
+
+        // Writing goes on where the old mirror stopped: new ids, next ordinals, the cursor.
+        try store.appendEvents([messageEvent("A", seq: 4, text: "alpha three"), messageEvent("C", seq: 5, text: "charlie")])
+        #expect(try store.timeline(sessionID: "A").map(\.ordinal) == [0, 1, 2, 3])
+        #expect(try store.timeline(sessionID: "A").last?.eventID == 8)
+        #expect(try store.historyCursor() == 5)
+        #expect(try store.search("alpha").count == 3)
+        try store.remapSession(localID: "LOCAL-1", to: "SERVER-1")
+        #expect(try store.timeline(sessionID: "SERVER-1").map(\.text) == ["offline prompt"])
+        #expect(try store.outboxItems().last?.sessionID == "SERVER-1")
     }
 
     @Test("reopening keeps everything")

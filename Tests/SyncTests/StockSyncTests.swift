@@ -80,10 +80,15 @@ struct StockSyncTests {
         try await control.append(sessionID, [SimulatorControl.chunk("said once")])
         try await control.call("set_reply_delay", ["ms": 0])
         try sync.waitForState("live")
-        // The refetch once the session is quiet decides what stays.
-        try sync.waitForLog { $0["message"]?.stringValue == "refetched" && $0["session_id"]?.stringValue == sessionID }
-        #expect(sync.terminate() == 0)
+        // A refetch asked for after the update came (during the catch-up or, once quiet, after it)
+        // decides what stays: the update once, confirmed.
         let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let settled = try await eventually {
+            let events = try store.timeline(sessionID: sessionID)
+            return events.filter { $0.text == "said once" }.count == 1 && !events.contains { $0.provisional }
+        }
+        #expect(settled)
+        #expect(sync.terminate() == 0)
         let events = try store.timeline(sessionID: sessionID)
         #expect(events.filter { $0.text == "said once" }.count == 1)
         #expect(!events.contains { $0.provisional })

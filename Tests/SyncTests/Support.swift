@@ -24,7 +24,7 @@ func simulatorHistory(_ path: String) throws -> [HistoryRow] {
 /// The mirror's events that came with a seq, in seq order.
 func mirroredHistory(_ path: String) throws -> [HistoryRow] {
     let store = try MirrorStore(path: path, mode: .readOnly)
-    return try store.database.query("SELECT seq, session_id, update_json FROM events WHERE seq IS NOT NULL ORDER BY seq") {
+    return try store.database.query("SELECT e.seq, s.session_id, e.update_json FROM events e JOIN sessions s USING (session_no) WHERE e.seq IS NOT NULL ORDER BY e.seq") {
         HistoryRow(seq: $0.int64(0), sessionID: $0.string(1), updateJSON: $0.bytes(2))
     }
 }
@@ -40,14 +40,14 @@ func expectMirrorEqualsHistory(mirror: String, simulatorDatabase: String, source
             sourceLocation: sourceLocation)
     let store = try MirrorStore(path: mirror, mode: .readOnly)
     let outOfOrder = try store.database.scalarInt64("""
-        SELECT count(*) FROM events a JOIN events b ON a.session_id = b.session_id AND a.ordinal < b.ordinal AND a.seq > b.seq
+        SELECT count(*) FROM events a JOIN events b ON a.session_no = b.session_no AND a.ordinal < b.ordinal AND a.seq > b.seq
         """) ?? -1
     #expect(outOfOrder == 0, "timelines follow seq order", sourceLocation: sourceLocation)
     let counted = try store.database.scalarInt64("SELECT count(*) FROM events") ?? -1
     #expect(counted == Int64(expected.count), "no events without a seq", sourceLocation: sourceLocation)
     let drifted = try store.database.scalarInt64("""
         SELECT count(*) FROM sessions s
-        WHERE s.local_event_count <> (SELECT count(*) FROM events e WHERE e.session_id = s.session_id)
+        WHERE s.local_event_count <> (SELECT count(*) FROM events e WHERE e.session_no = s.session_no)
         """) ?? -1
     #expect(drifted == 0, "each session's event count matches its timeline", sourceLocation: sourceLocation)
     #expect(try store.counts().events == Int(counted), "the mirror's event count", sourceLocation: sourceLocation)

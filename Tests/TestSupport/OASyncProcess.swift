@@ -49,18 +49,20 @@ public final class OASyncProcess {
         kill()
     }
 
-    /// Reads log lines until one satisfies `predicate`; fails if the process ends first.
+    /// Reads log lines until one satisfies `predicate`; fails if the process ends first, or when
+    /// no such line came within `timeout`.
     @discardableResult
-    public func waitForLog(_ predicate: (JSONValue) -> Bool) throws -> JSONValue {
+    public func waitForLog(timeout: Duration = .seconds(60), _ predicate: (JSONValue) -> Bool) throws -> JSONValue {
+        let deadline = ContinuousClock.now + timeout
         while true {
-            let line = try readLine()
+            let line = try readLine(before: deadline)
             if let json = try? JSONParser.parse(line), predicate(json) { return json }
         }
     }
 
     /// Waits for the engine to reach `state`.
-    public func waitForState(_ state: String) throws {
-        try waitForLog { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == state }
+    public func waitForState(_ state: String, timeout: Duration = .seconds(60)) throws {
+        try waitForLog(timeout: timeout) { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == state }
     }
 
     /// SIGTERM, then waits; returns the exit status.
@@ -80,18 +82,29 @@ public final class OASyncProcess {
 
     public var isRunning: Bool { process.isRunning }
 
-    private func readLine() throws -> String {
+    private func readLine(before deadline: ContinuousClock.Instant) throws -> String {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
                 buffer.removeSubrange(buffer.startIndex...newline)
                 return line
             }
-            let chunk = errorOutput.fileHandleForReading.availableData
+            let handle = errorOutput.fileHandleForReading
+            var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let left = deadline - ContinuousClock.now
+            let milliseconds = Int32(clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            guard milliseconds > 0, poll(&ready, 1, milliseconds) > 0 else { throw TimedOut() }
+            let chunk = handle.availableData
             guard !chunk.isEmpty else { throw ProcessEnded() }
             buffer.append(chunk)
         }
     }
 
+    /// The process ended before the awaited line.
     public struct ProcessEnded: Error {}
+
+    /// The awaited line did not come in time.
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var description: String { "oa-sync did not log the awaited line in time" }
+    }
 }

@@ -66,12 +66,13 @@ public final class SimulatorProcess {
 
 }
 
-/// A connection that drives the simulator through its `_sim/*` methods.
+/// A connection that drives the simulator through its `_sim/*` methods (it discards the
+/// notifications the simulator broadcasts to it).
 public struct SimulatorControl: Sendable {
     public let client: BridgeClient
 
     public init(url: String) async throws {
-        client = try await BridgeClient.connect(to: url, options: .forTests)
+        client = try await BridgeClient.connect(to: url, options: BridgeClientOptions.forTests.discardingNotifications)
     }
 
     /// Persists `updates` to `sessionID` and broadcasts them; returns their seqs.

@@ -40,7 +40,7 @@ struct BridgeBenchmark: AsyncParsableCommand {
         defer { simulator.process.terminate() }
         print("simulator ready after \(formatted(ContinuousClock.now - seedStart)) s: \(simulator.readyLine)")
 
-        let client = try await BridgeClient.connect(to: simulator.url)
+        let client = try await BridgeClient.connect(to: simulator.url, options: BridgeClientOptions().discardingNotifications)
         var rates: [Double] = []
         for run in 1...runs {
             var since: Int64 = 0

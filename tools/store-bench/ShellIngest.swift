@@ -22,11 +22,13 @@ struct ShellIngest {
         var lastTS: [String: Int64] = [:]
         try handle.write(contentsOf: Data("PRAGMA synchronous = NORMAL;\nPRAGMA foreign_keys = ON;\nPRAGMA cache_size = -32768;\nBEGIN;\n".utf8))
         var sessionRows: [String] = []
+        var sessionNumbers: [String: Int] = [:]
         for index in 0..<sessions {
-            sessionRows.append("('\(SyntheticHistory.sessionID(index))', \(now), \(now))")
+            sessionNumbers[SyntheticHistory.sessionID(index)] = index + 1
+            sessionRows.append("(\(index + 1), '\(SyntheticHistory.sessionID(index))', \(now), \(now))")
         }
         try handle.write(contentsOf: Data(
-            "INSERT INTO sessions (session_id, first_seen_at, last_seen_at) VALUES \(sessionRows.joined(separator: ","));\n".utf8
+            "INSERT INTO sessions (session_no, session_id, first_seen_at, last_seen_at) VALUES \(sessionRows.joined(separator: ","));\n".utf8
         ))
         while !history.isExhausted {
             let page = history.nextPage(size: pageSize)
@@ -38,12 +40,15 @@ struct ShellIngest {
                 lastTS[event.sessionID] = event.timestamp
                 let json = String(decoding: event.updateJSON, as: UTF8.self)
                 rows.append(
-                    "('\(event.sessionID)',\(ordinal),\(event.seq ?? 0),\(event.timestamp ?? 0),'\(quoted(event.kind))',"
+                    "(\(sessionNumbers[event.sessionID] ?? 0),\(ordinal),\(event.seq ?? 0),\(event.timestamp ?? 0),'\(quoted(event.kind))',"
                         + "'\(quoted(event.text))','\(quoted(json))',\(event.contentHash.rawValue),0,'server',\(event.seq ?? 0))"
                 )
             }
-            let sql = "INSERT INTO events (session_id, ordinal, seq, ts, kind, text, update_json, content_hash, provisional, origin, event_id) VALUES "
+            // The full-text index is fed per transaction, as the store does.
+            let sql = "INSERT INTO events (session_no, ordinal, seq, ts, kind, text, update_json, content_hash, provisional, origin, event_id) VALUES "
                 + rows.joined(separator: ",\n") + ";\n"
+                + "INSERT INTO events_fts (rowid, text) SELECT event_id, text FROM events "
+                + "WHERE event_id BETWEEN \(page.first?.seq ?? 0) AND \(page.last?.seq ?? 0) AND text <> '';\n"
                 + "INSERT INTO sync_cursors (scope, seq, updated_at) VALUES ('changes', \(page.last?.seq ?? 0), \(now)) "
                 + "ON CONFLICT (scope) DO UPDATE SET seq = excluded.seq;\n"
             try handle.write(contentsOf: Data(sql.utf8))
@@ -52,6 +57,8 @@ struct ShellIngest {
         for (session, count) in ordinals.sorted(by: { $0.key < $1.key }) {
             updates += "UPDATE sessions SET local_event_count = \(count), last_ts = \(lastTS[session] ?? 0) WHERE session_id = '\(session)';\n"
         }
+        updates += "INSERT INTO counters (name, value) VALUES ('event_id', \(events)), ('search_indexed', \(events)) "
+            + "ON CONFLICT (name) DO UPDATE SET value = excluded.value;\n"
         try handle.write(contentsOf: Data((updates + "COMMIT;\n").utf8))
         return url
     }

@@ -72,36 +72,22 @@ struct ToolPaths {
         return RunningSync(process: process, errors: errors)
     }
 
-    /// Times the sqlite3 shell copying the mirror's events into an empty mirror in one transaction.
-    func shellCopy(from mirror: String, into copy: String, withSearch: Bool) throws -> Double {
-        try? FileManager.default.removeItem(atPath: copy)
-        let schema = Migration.all.filter { withSearch || !$0.name.contains("search") }.map(\.sql).joined(separator: "\n")
-        try shell(copy, "PRAGMA journal_mode = WAL;\n" + schema)
-        let script = """
-            PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;
-            ATTACH '\(mirror)' AS source;
-            BEGIN;
-            INSERT INTO sessions SELECT * FROM source.sessions;
-            INSERT INTO events SELECT * FROM source.events;
-            INSERT INTO sync_cursors SELECT * FROM source.sync_cursors;
-            COMMIT;
-            """
-        let start = ContinuousClock.now
-        try shell(copy, script)
-        return (ContinuousClock.now - start).seconds
-    }
-
-    private func shell(_ database: String, _ input: String) throws {
+    /// SQLite's own time to store the mirror's events (`sqlite-baseline.py`, beside this tool's
+    /// sources): a plain rowid table filled by Python's `executemany`, then an FTS5 `'rebuild'`.
+    func sqliteBaseline(mirror: String, into copy: String) throws -> Double {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "sqlite-baseline.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", "-bail", database]
-        let pipe = Pipe()
-        process.standardInput = pipe
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = ["python3", script.path, mirror, copy]
+        let output = Pipe()
+        process.standardOutput = output
         try process.run()
-        pipe.fileHandleForWriting.write(Data(input.utf8))
-        try pipe.fileHandleForWriting.close()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchmarkFailure("sqlite3 failed on \(database)") }
+        let text = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0, let seconds = Double(text) else {
+            throw BenchmarkFailure("sqlite-baseline.py failed (status \(process.terminationStatus)): \(text)")
+        }
+        return seconds
     }
 }

@@ -1,4 +1,5 @@
-/// The bridge's methods, typed.
+/// The bridge's methods, typed. Those returning much data decode it in the caller's task
+/// (`nonisolated`), not on the connection's actor, which goes on reading frames meanwhile.
 extension BridgeClient {
     /// The 10 most recent sessions (a stock bridge lists no more).
     public func recentSessions() async throws -> [RecentSession] {
@@ -8,7 +9,7 @@ extension BridgeClient {
 
     /// A session's stored events, oldest first; `limit` keeps the oldest `limit`.
     /// An unknown session gives `[]`.
-    public func sessionTimeline(sessionID: String, limit: Int? = nil, timeout: Duration? = nil) async throws -> [TimelineItem] {
+    public nonisolated func sessionTimeline(sessionID: String, limit: Int? = nil, timeout: Duration? = nil) async throws -> [TimelineItem] {
         var params: [JSONMember] = [JSONMember("session_id", .string(sessionID))]
         if let limit { params.append(JSONMember("limit", .number(limit))) }
         let (result, frame) = try await call(BridgeMethod.sessionTimeline, params: .object(params), timeout: timeout)
@@ -16,14 +17,14 @@ extension BridgeClient {
     }
 
     /// Vendor CLI threads (`topK` is clamped to 1…10 by the bridge).
-    public func threads(topK: Int? = nil) async throws -> [ThreadItem] {
+    public nonisolated func threads(topK: Int? = nil) async throws -> [ThreadItem] {
         let params: JSONValue = topK.map { ["topK": .number($0)] } ?? [:]
         let (result, frame) = try await call(BridgeMethod.threadsList, params: params)
         return try WireDecoding.threads(result, frame: frame)
     }
 
     /// A page of the global history after `since` (history-cursor bridges).
-    public func historyChanges(since: Int64, limit: Int = 1000, timeout: Duration? = nil) async throws -> HistoryChangesPage {
+    public nonisolated func historyChanges(since: Int64, limit: Int = 1000, timeout: Duration? = nil) async throws -> HistoryChangesPage {
         let (result, frame) = try await call(
             BridgeMethod.historyChanges,
             params: ["since": .number(since), "limit": .number(limit)],
@@ -33,7 +34,7 @@ extension BridgeClient {
     }
 
     /// A page of every session's metadata (history-cursor bridges).
-    public func historySessions(after cursor: String? = nil, limit: Int = 1000) async throws -> HistorySessionsPage {
+    public nonisolated func historySessions(after cursor: String? = nil, limit: Int = 1000) async throws -> HistorySessionsPage {
         var params: [JSONMember] = [JSONMember("limit", .number(limit))]
         if let cursor { params.append(JSONMember("after", .string(cursor))) }
         let (result, _) = try await call(BridgeMethod.historySessions, params: .object(params))

@@ -11,9 +11,10 @@ import Logging
 public actor BridgeClient {
     /// What the bridge said in answer to `initialize`.
     public private(set) var capabilities: BridgeCapabilities
-    /// Notifications from the bridge, in the order they arrived. Ends when the connection closes.
-    /// One reader only; notifications wait, unbounded, until it reads them.
-    public nonisolated let notifications: AsyncStream<BridgeNotification>
+    /// Notifications from the bridge, in the order they arrived; ends when the connection closes.
+    /// One reader only. Bounded (`BridgeClientOptions.notifications`): while it is full the
+    /// client reads nothing more from the socket, answers included, so the reader must keep up.
+    public nonisolated let notifications: BoundedBuffer<BridgeNotification>
     /// The URL this client connected to.
     public nonisolated let url: String
 
@@ -23,7 +24,6 @@ public actor BridgeClient {
     private let connection: WebSocketConnection
     private let options: BridgeClientOptions
     private let logger: Logger
-    private let notificationSink: AsyncStream<BridgeNotification>.Continuation
     private var pending: [RequestID: CheckedContinuation<(result: JSONValue, frame: Frame), any Error>] = [:]
     private var slotWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
     private var requestsInFlight = 0
@@ -36,7 +36,13 @@ public actor BridgeClient {
         self.options = options
         self.logger = logger
         self.capabilities = BridgeCapabilities(protocolVersion: "unknown")
-        (notifications, notificationSink) = AsyncStream<BridgeNotification>.makeStream()
+        switch options.notifications {
+        case .buffered(let limit, let byteLimit):
+            notifications = BoundedBuffer(elementLimit: limit, byteLimit: byteLimit)
+        case .discarded:
+            notifications = BoundedBuffer(elementLimit: 1)
+            notifications.finish()
+        }
     }
 
     /// Connects to the bridge at `url` and completes the `initialize` handshake.
@@ -272,7 +278,9 @@ public actor BridgeClient {
             }
             continuation.resume(throwing: error)
         case .notification(let method, let params):
-            notificationSink.yield(WireDecoding.notification(method: method, params: params, frame: frame))
+            guard case .buffered = options.notifications else { return }
+            // Waits while the buffer is full: the reading stops, and TCP pushes back on the bridge.
+            await notifications.send(WireDecoding.notification(method: method, params: params, frame: frame), bytes: bytes.count)
         case .request(let id, let method, _):
             // This client offers the bridge no methods; say so rather than leave it waiting.
             let answer: JSONValue = ["jsonrpc": "2.0", "id": .string(id.rawValue),
@@ -290,6 +298,6 @@ public actor BridgeClient {
         pending.removeAll()
         for waiter in slotWaiters { waiter.continuation.resume(throwing: error) }
         slotWaiters.removeAll()
-        notificationSink.finish()
+        notifications.finish()
     }
 }

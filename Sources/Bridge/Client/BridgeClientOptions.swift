@@ -12,6 +12,22 @@ public struct BridgeClientOptions: Sendable {
     public var keepaliveInterval: Duration?
     /// The largest frame (and message) accepted, in bytes: a stock timeline comes in one frame.
     public var maximumMessageSize: Int
+    /// What happens to the bridge's notifications.
+    public var notifications: NotificationHandling
+
+    /// What a client does with the notifications the bridge sends.
+    public enum NotificationHandling: Sendable, Equatable {
+        /// Kept for the reader of `BridgeClient.notifications`, up to `limit` notifications and
+        /// `byteLimit` bytes; while that many wait, the client stops reading the socket (answers
+        /// queue behind them too), so the reader must keep reading. Nothing is dropped.
+        case buffered(limit: Int, byteLimit: Int)
+        /// Not kept: for a connection that only makes requests (a control or probe connection),
+        /// which would otherwise stop once `buffered`'s bound is reached.
+        case discarded
+
+        /// 1,024 notifications or 16 MiB.
+        public static let standard = NotificationHandling.buffered(limit: 1024, byteLimit: 16 << 20)
+    }
 
     public init(
         clientInfo: ClientInfo = ClientInfo(name: "openagents-mirror", title: "OpenAgents Mirror", version: "0.1.0"),
@@ -19,7 +35,8 @@ public struct BridgeClientOptions: Sendable {
         retryHandshakeTimeout: Duration = .seconds(10),
         requestTimeout: Duration = .seconds(15),
         keepaliveInterval: Duration? = .seconds(15),
-        maximumMessageSize: Int = 128 << 20
+        maximumMessageSize: Int = 128 << 20,
+        notifications: NotificationHandling = .standard
     ) {
         self.clientInfo = clientInfo
         self.firstHandshakeTimeout = firstHandshakeTimeout
@@ -27,5 +44,13 @@ public struct BridgeClientOptions: Sendable {
         self.requestTimeout = requestTimeout
         self.keepaliveInterval = keepaliveInterval
         self.maximumMessageSize = maximumMessageSize
+        self.notifications = notifications
+    }
+
+    /// These options with notifications discarded (for a connection that only makes requests).
+    public var discardingNotifications: BridgeClientOptions {
+        var options = self
+        options.notifications = .discarded
+        return options
     }
 }

@@ -23,11 +23,18 @@ final class WebSocketConnection: Sendable {
         case close
     }
 
-    let inbound: AsyncStream<Event>
+    /// What was received and not yet read: bounded, so that a reader that falls behind stops the
+    /// connection from reading its socket (TCP then pushes back on the bridge).
+    let inbound: BoundedBuffer<Event>
     private let commands: AsyncStream<Command>.Continuation
     private let task: Task<Void, Never>
 
-    private init(inbound: AsyncStream<Event>, commands: AsyncStream<Command>.Continuation, task: Task<Void, Never>) {
+    /// Received messages kept before the socket is no longer read: at most this many…
+    static let inboundMessageLimit = 256
+    /// …and this many bytes (a single larger message is still taken).
+    static let inboundByteLimit = 4 << 20
+
+    private init(inbound: BoundedBuffer<Event>, commands: AsyncStream<Command>.Continuation, task: Task<Void, Never>) {
         self.inbound = inbound
         self.commands = commands
         self.task = task
@@ -47,7 +54,7 @@ final class WebSocketConnection: Sendable {
         logger: Logger
     ) async throws -> WebSocketConnection {
         guard BridgeURL.isValid(url) else { throw BridgeError.invalidURL(url) }
-        let (inbound, events) = AsyncStream<Event>.makeStream()
+        let events = BoundedBuffer<Event>(elementLimit: inboundMessageLimit, byteLimit: inboundByteLimit)
         let (commandStream, commands) = AsyncStream<Command>.makeStream()
         let opened = OpenSignal()
         let configuration = WebSocketClientConfiguration(
@@ -64,14 +71,20 @@ final class WebSocketConnection: Sendable {
                             // Messages are assembled from frames here, so that a text message's bytes
                             // reach the parser exactly as sent, never repaired through a String.
                             var message: [UInt8] = []
+                            var inMessage = false
                             for try await frame in inbound {
-                                if frame.opcode != .continuation { message.removeAll(keepingCapacity: false) }
+                                // A continuation continues a message; a text or binary frame starts one.
+                                guard (frame.opcode == .continuation) == inMessage else {
+                                    throw BridgeError.connectionClosed(reason: "the bridge broke the WebSocket protocol: "
+                                        + (inMessage ? "a new message began inside a fragmented one" : "a continuation frame with no message to continue"))
+                                }
                                 guard message.count + frame.data.readableBytes <= maximumMessageSize else {
                                     throw BridgeError.connectionClosed(reason: "the bridge sent a message over \(maximumMessageSize) bytes")
                                 }
                                 message += frame.data.readableBytesView
+                                inMessage = !frame.fin
                                 if frame.fin {
-                                    events.yield(.message(message))
+                                    guard await events.send(.message(message), bytes: message.count) else { return }
                                     message = []
                                 }
                             }
@@ -104,7 +117,7 @@ final class WebSocketConnection: Sendable {
                 opened.fail(BridgeError.connectionFailed(url: url, reason: reason))
             }
             opened.fail(BridgeError.connectionClosed(reason: reason))
-            events.yield(.closed(reason: reason))
+            await events.send(.closed(reason: reason))
             events.finish()
             // Sends still queued will never be written.
             commands.finish()
@@ -126,7 +139,7 @@ final class WebSocketConnection: Sendable {
         } catch {
             throw BridgeError.connectionFailed(url: url, reason: "\(error)")
         }
-        return WebSocketConnection(inbound: inbound, commands: commands, task: task)
+        return WebSocketConnection(inbound: events, commands: commands, task: task)
     }
 
     /// A short reason for a failed connection: the system's words for an errno where there is one.
@@ -156,11 +169,13 @@ final class WebSocketConnection: Sendable {
     /// Closes the connection (with the WebSocket close handshake) and waits until it is gone.
     func close() async {
         commands.yield(.close)
+        inbound.finish()
         await task.value
     }
 
     /// Drops the connection at once, without waiting for the peer.
     func abort() {
+        inbound.finish()
         task.cancel()
     }
 }

@@ -19,14 +19,15 @@ extension MirrorStore {
             if var echo = localEcho {
                 echo.sessionID = sessionID
                 echo.origin = .local
-                localEventID = try insert([PlacedEvent(event: echo, ordinal: try nextOrdinal(in: sessionID))])
+                let sessionNo = try sessionNumber(of: sessionID)
+                localEventID = try insert([PlacedEvent(event: echo, sessionNo: sessionNo, ordinal: try nextOrdinal(inSession: sessionNo))])
                 try database.run(
                     """
                     UPDATE sessions SET local_event_count = local_event_count + 1,
                         last_ts = CASE WHEN ?2 > coalesce(last_ts, -1) THEN ?2 ELSE last_ts END
-                    WHERE session_id = ?1
+                    WHERE session_no = ?1
                     """,
-                    [sessionID, echo.timestamp ?? now]
+                    [sessionNo, echo.timestamp ?? now]
                 )
             }
             try database.run(
@@ -138,7 +139,10 @@ extension MirrorStore {
             if let eventID = item.localEventID, item.state != .sent {
                 try database.run("DELETE FROM events WHERE event_id = ? AND origin = 'local'", [eventID])
                 try database.run(
-                    "UPDATE sessions SET local_event_count = (SELECT count(*) FROM events WHERE session_id = ?1) WHERE session_id = ?1",
+                    """
+                    UPDATE sessions SET local_event_count = (SELECT count(*) FROM events WHERE session_no = sessions.session_no)
+                    WHERE session_id = ?1
+                    """,
                     [item.sessionID]
                 )
             }

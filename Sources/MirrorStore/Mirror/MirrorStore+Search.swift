@@ -41,9 +41,9 @@ extension MirrorStore {
         guard let query = Self.ftsQuery(for: text) else { return [] }
         return try database.query(
             """
-            SELECT e.event_id, e.session_id, e.ordinal, e.kind, e.ts,
+            SELECT e.event_id, s.session_id, e.ordinal, e.kind, e.ts,
                    snippet(events_fts, 0, ?2, ?3, ?4, 12)
-            FROM events_fts JOIN events e ON e.event_id = events_fts.rowid
+            FROM events_fts JOIN events e ON e.event_id = events_fts.rowid JOIN sessions s ON s.session_no = e.session_no
             WHERE events_fts MATCH ?1
             ORDER BY events_fts.rowid DESC LIMIT ?5 OFFSET ?6
             """,

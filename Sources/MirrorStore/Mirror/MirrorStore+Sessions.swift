@@ -95,17 +95,19 @@ extension MirrorStore {
                     [SyncScope.session(serverID).key, SyncScope.session(localID).key]
                 )
             } else {
-                let offset = try nextOrdinal(in: serverID)
-                let first = try database.scalarInt64("SELECT min(ordinal) FROM events WHERE session_id = ?", [localID]) ?? 0
+                let localNo = try sessionNumber(of: localID)
+                let serverNo = try sessionNumber(of: serverID)
+                let offset = try nextOrdinal(inSession: serverNo)
+                let first = try database.scalarInt64("SELECT min(ordinal) FROM events WHERE session_no = ?", [localNo]) ?? 0
                 try database.run(
-                    "UPDATE events SET session_id = ?1, ordinal = ordinal - ?3 + ?4 WHERE session_id = ?2",
-                    [serverID, localID, first, offset]
+                    "UPDATE events SET session_no = ?1, ordinal = ordinal - ?3 + ?4 WHERE session_no = ?2",
+                    [serverNo, localNo, first, offset]
                 )
                 try database.run("UPDATE outbox SET session_id = ? WHERE session_id = ?", [serverID, localID])
-                try database.run("DELETE FROM sessions WHERE session_id = ?", [localID])
+                try database.run("DELETE FROM sessions WHERE session_no = ?", [localNo])
                 try database.run(
-                    "UPDATE sessions SET local_event_count = (SELECT count(*) FROM events WHERE session_id = ?1) WHERE session_id = ?1",
-                    [serverID]
+                    "UPDATE sessions SET local_event_count = (SELECT count(*) FROM events WHERE session_no = ?1) WHERE session_no = ?1",
+                    [serverNo]
                 )
                 // The bridge's session keeps its own watermark.
                 try database.run("DELETE FROM sync_cursors WHERE scope = ?", [SyncScope.session(localID).key])
@@ -145,7 +147,10 @@ extension MirrorStore {
     public func hasProvisionalEvents(sessionID: String) throws -> Bool {
         // Named, because the planner would otherwise walk the whole timeline by its primary key.
         try database.scalarInt64(
-            "SELECT EXISTS (SELECT 1 FROM events INDEXED BY events_provisional WHERE session_id = ? AND provisional = 1)",
+            """
+            SELECT EXISTS (SELECT 1 FROM events INDEXED BY events_provisional
+                           WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?) AND provisional = 1)
+            """,
             [sessionID]
         ) == 1
     }
@@ -156,15 +161,28 @@ extension MirrorStore {
             "SELECT count(*) FROM outbox WHERE session_id = ? AND state IN ('queued', 'sending')", [sessionID]) ?? 0)
     }
 
-    /// Creates the session row if missing and notes that it was seen now.
-    func touchSession(_ sessionID: String, now: Int64) throws {
-        try database.run(
+    /// Creates the session row if missing and notes that it was seen now; returns its key.
+    func touchSession(_ sessionID: String, now: Int64) throws -> Int64 {
+        guard let number = try database.queryFirst(
             """
             INSERT INTO sessions (session_id, first_seen_at, last_seen_at) VALUES (?1, ?2, ?2)
             ON CONFLICT (session_id) DO UPDATE SET last_seen_at = excluded.last_seen_at
+            RETURNING session_no
             """,
-            [sessionID, now]
-        )
+            [sessionID, now],
+            { $0.int64(0) }
+        ) else {
+            throw MirrorStoreError.unknownSession(id: sessionID)
+        }
+        return number
+    }
+
+    /// The key of the mirrored session with this id.
+    func sessionNumber(of sessionID: String) throws -> Int64 {
+        guard let number = try database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = ?", [sessionID]) else {
+            throw MirrorStoreError.unknownSession(id: sessionID)
+        }
+        return number
     }
 
     static let sessionColumns = """

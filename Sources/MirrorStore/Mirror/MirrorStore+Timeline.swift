@@ -24,66 +24,66 @@ public struct TailReplacement: Sendable, Equatable {
 /// An event with its place in its session's timeline decided.
 struct PlacedEvent {
     var event: NewEvent
+    /// The session's key in the mirror (`sessions.session_no`).
+    var sessionNo: Int64
     var ordinal: Int64
 }
 
 extension MirrorStore {
     /// Appends events to their sessions' timelines and, in the same transaction, advances the
-    /// global history cursor — so the cursor is never ahead of the data it covers.
+    /// global history cursor to `cursor` or to the highest `seq` appended, whichever is higher — so
+    /// the cursor is never ahead of the data it covers, and every mirrored `seq` is at or below it.
     ///
-    /// Events with a `seq` that is already mirrored are skipped, so re-applying a page is harmless.
-    /// Sessions are created as needed. The cursor only moves forward.
+    /// Events with a `seq` at or below the cursor are already mirrored and skipped (as are repeats
+    /// within `events`), so re-applying a page is harmless. Sessions are created as needed. The
+    /// cursor only moves forward.
     @discardableResult
     public func appendEvents(_ events: [NewEvent], advancingHistoryCursorTo cursor: Int64? = nil) throws -> AppendOutcome {
         try write {
             let now = clock.now()
             let fresh = try eventsNotYetMirrored(events)
-            var nextOrdinals: [String: Int64] = [:]
-            var appendedPerSession: [String: (count: Int64, lastTS: Int64?)] = [:]
+            var sessions: [String: (number: Int64, nextOrdinal: Int64, appended: Int64, lastTS: Int64?)] = [:]
             var placed: [PlacedEvent] = []
             placed.reserveCapacity(fresh.count)
             for event in fresh {
-                let ordinal: Int64
-                if let next = nextOrdinals[event.sessionID] {
-                    ordinal = next
-                } else {
-                    try touchSession(event.sessionID, now: now)
-                    ordinal = try nextOrdinal(in: event.sessionID)
-                }
-                placed.append(PlacedEvent(event: event, ordinal: ordinal))
-                nextOrdinals[event.sessionID] = ordinal + 1
-                let previous = appendedPerSession[event.sessionID]
-                appendedPerSession[event.sessionID] = (
-                    (previous?.count ?? 0) + 1,
-                    [previous?.lastTS, event.timestamp].compactMap { $0 }.max()
-                )
+                var session = try sessions[event.sessionID] ?? {
+                    let number = try touchSession(event.sessionID, now: now)
+                    return (number, try nextOrdinal(inSession: number), 0, nil)
+                }()
+                placed.append(PlacedEvent(event: event, sessionNo: session.number, ordinal: session.nextOrdinal))
+                session.nextOrdinal += 1
+                session.appended += 1
+                if let timestamp = event.timestamp, timestamp > session.lastTS ?? .min { session.lastTS = timestamp }
+                sessions[event.sessionID] = session
             }
             try insert(placed)
-            for (sessionID, appended) in appendedPerSession {
+            for session in sessions.values {
                 try database.run(
                     """
-                    UPDATE sessions SET local_event_count = local_event_count + ?,
+                    UPDATE sessions SET local_event_count = local_event_count + ?1,
                         last_ts = CASE WHEN ?2 > coalesce(last_ts, -1) THEN ?2 ELSE last_ts END
-                    WHERE session_id = ?3
+                    WHERE session_no = ?3
                     """,
-                    [appended.count, appended.lastTS, sessionID]
+                    [session.appended, session.lastTS, session.number]
                 )
             }
-            if let cursor {
-                try advanceHistoryCursor(to: cursor, now: now)
+            let highestSeq = fresh.lazy.compactMap(\.seq).max()
+            if let target = [cursor, highestSeq].compactMap({ $0 }).max() {
+                try advanceHistoryCursor(to: target, now: now)
             }
             return AppendOutcome(inserted: fresh.count, duplicates: events.count - fresh.count)
         }
     }
 
-    /// `events` without those whose `seq` is already mirrored or repeated earlier in `events`.
+    /// `events` without those whose `seq` is already mirrored (at or below the history cursor) or
+    /// repeated earlier in `events`.
     private func eventsNotYetMirrored(_ events: [NewEvent]) throws -> [NewEvent] {
-        let seqs = events.compactMap(\.seq)
-        guard let low = seqs.min(), let high = seqs.max() else { return events }
-        var seen = Set(try database.query("SELECT seq FROM events WHERE seq BETWEEN ? AND ?", [low, high]) { $0.int64(0) })
+        guard events.contains(where: { $0.seq != nil }) else { return events }
+        let mirroredUpTo = try historyCursor()
+        var seen = Set<Int64>()
         return events.filter { event in
             guard let seq = event.seq else { return true }
-            return seen.insert(seq).inserted
+            return seq > mirroredUpTo && seen.insert(seq).inserted
         }
     }
 
@@ -107,13 +107,13 @@ extension MirrorStore {
     ) throws -> TailReplacement {
         try write {
             let now = clock.now()
-            try touchSession(sessionID, now: now)
+            let sessionNo = try touchSession(sessionID, now: now)
             let mirrored = try database.query(
                 """
                 SELECT event_id, content_hash, provisional FROM events
-                WHERE session_id = ? AND origin = 'server' ORDER BY ordinal
+                WHERE session_no = ? AND origin = 'server' ORDER BY ordinal
                 """,
-                [sessionID]
+                [sessionNo]
             ) { (id: $0.int64(0), hash: $0.int64(1), provisional: $0.bool(2)) }
 
             var prefix = 0
@@ -133,23 +133,23 @@ extension MirrorStore {
             for event in stale {
                 try database.run("DELETE FROM events WHERE event_id = ?", [event.id])
             }
-            let firstOrdinal = try nextOrdinal(in: sessionID)
+            let firstOrdinal = try nextOrdinal(inSession: sessionNo)
             let tail = try eventsNotYetMirrored(Array(fetched[prefix...]))
             try insert(tail.enumerated().map { offset, event in
                 var event = event
                 event.sessionID = sessionID
-                return PlacedEvent(event: event, ordinal: firstOrdinal + Int64(offset))
+                return PlacedEvent(event: event, sessionNo: sessionNo, ordinal: firstOrdinal + Int64(offset))
             })
             result.inserted = tail.count
             try database.run(
                 """
                 UPDATE sessions SET
-                    local_event_count = (SELECT count(*) FROM events WHERE session_id = ?1),
+                    local_event_count = (SELECT count(*) FROM events WHERE session_no = ?1),
                     last_ts = coalesce(?2, last_ts),
                     server_event_count = coalesce(?3, server_event_count)
-                WHERE session_id = ?1
+                WHERE session_no = ?1
                 """,
-                [sessionID, watermark?.lastTS, watermark?.messageCount]
+                [sessionNo, watermark?.lastTS, watermark?.messageCount]
             )
             if let watermark {
                 try setWatermark(watermark, for: sessionID, now: now)
@@ -162,31 +162,30 @@ extension MirrorStore {
     public func timeline(sessionID: String, range: TimelineRange = .all) throws -> [TimelineEvent] {
         try database.query(
             """
-            SELECT \(Self.eventColumns) FROM events
-            WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?
+            SELECT \(Self.eventColumns) FROM \(Self.eventsWithSessions)
+            WHERE s.session_id = ? AND e.ordinal >= ? ORDER BY e.ordinal LIMIT ?
             """,
             [sessionID, range.fromOrdinal, range.limit ?? -1]
-        ) { Self.timelineEvent($0, sessionID: sessionID) }
+        ) { Self.timelineEvent($0) }
     }
 
     /// The event with this id, if mirrored.
     public func event(id: Int64) throws -> TimelineEvent? {
-        try database.queryFirst("SELECT \(Self.eventColumns) FROM events WHERE event_id = ?", [id]) { Self.timelineEvent($0) }
+        try database.queryFirst("SELECT \(Self.eventColumns) FROM \(Self.eventsWithSessions) WHERE e.event_id = ?", [id]) {
+            Self.timelineEvent($0)
+        }
     }
 
-    /// The highest `seq` mirrored (0 when none).
-    public func maxMirroredSeq() throws -> Int64 {
-        try database.scalarInt64("SELECT max(seq) FROM events") ?? 0
-    }
+    /// Events joined with their sessions, as `e` and `s`.
+    static let eventsWithSessions = "events e JOIN sessions s ON s.session_no = e.session_no"
 
     static let eventColumns =
-        "event_id, session_id, ordinal, seq, ts, kind, text, update_json, content_hash, provisional, origin"
+        "e.event_id, s.session_id, e.ordinal, e.seq, e.ts, e.kind, e.text, e.update_json, e.content_hash, e.provisional, e.origin"
 
-    /// - Parameter sessionID: the row's session when the caller knows it (saves reading it).
-    static func timelineEvent(_ row: Row, sessionID: String? = nil) -> TimelineEvent {
+    static func timelineEvent(_ row: Row) -> TimelineEvent {
         TimelineEvent(
             eventID: row.int64(0),
-            sessionID: sessionID ?? row.string(1),
+            sessionID: row.string(1),
             ordinal: row.int64(2),
             seq: row.optionalInt64(3),
             timestamp: row.optionalInt64(4),
@@ -199,8 +198,8 @@ extension MirrorStore {
         )
     }
 
-    /// Inserts placed events, many rows per statement, with new event ids; returns the first id
-    /// (the others follow it in order).
+    /// Inserts placed events, many rows per statement, with new event ids, and indexes their text
+    /// for search unless `defersSearchIndexing`; returns the first id (the others follow it in order).
     @discardableResult
     func insert(_ rows: [PlacedEvent]) throws -> Int64 {
         let firstEventID = try allocateEventIDs(rows.count)
@@ -214,10 +213,10 @@ extension MirrorStore {
             var index: Int32 = 1
             for row in chunk {
                 let event = row.event
-                try statement.bind(.text(event.sessionID), at: index)
-                try statement.bind(.integer(row.ordinal), at: index + 1)
-                try statement.bind(.integer(eventID), at: index + 2)
+                try statement.bind(.integer(eventID), at: index)
                 eventID += 1
+                try statement.bind(.integer(row.sessionNo), at: index + 1)
+                try statement.bind(.integer(row.ordinal), at: index + 2)
                 try statement.bind(event.seq.databaseValue, at: index + 3)
                 try statement.bind(event.timestamp.databaseValue, at: index + 4)
                 try statement.bind(.text(event.kind), at: index + 5)
@@ -230,6 +229,9 @@ extension MirrorStore {
             }
             try statement.run()
         }
+        if !rows.isEmpty && !defersSearchIndexing {
+            try indexEventsForSearch(upTo: eventID - 1)
+        }
         return firstEventID
     }
 
@@ -239,7 +241,7 @@ extension MirrorStore {
     static func insertSQL(rows: Int) -> String {
         let tuple = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         return """
-            INSERT INTO events (session_id, ordinal, event_id, seq, ts, kind, text, update_json, content_hash,
+            INSERT INTO events (event_id, session_no, ordinal, seq, ts, kind, text, update_json, content_hash,
                                 provisional, origin)
             VALUES \(Array(repeating: tuple, count: rows).joined(separator: ", "))
             """
@@ -256,7 +258,7 @@ extension MirrorStore {
     }
 
     /// The ordinal after the session's last event.
-    func nextOrdinal(in sessionID: String) throws -> Int64 {
-        (try database.scalarInt64("SELECT max(ordinal) FROM events WHERE session_id = ?", [sessionID]) ?? -1) + 1
+    func nextOrdinal(inSession sessionNo: Int64) throws -> Int64 {
+        (try database.scalarInt64("SELECT max(ordinal) FROM events WHERE session_no = ?", [sessionNo]) ?? -1) + 1
     }
 }

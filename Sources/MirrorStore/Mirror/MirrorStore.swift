@@ -28,6 +28,10 @@ public final class MirrorStore {
     /// The mirror's file.
     public var path: String { database.path }
     let clock: MirrorClock
+    /// When true, events written are not indexed for search until `indexPendingSearchText()`:
+    /// for a long catch-up, where indexing once at the end costs far less than per transaction.
+    /// Events written while it is false index every pending one with them.
+    public var defersSearchIndexing = false
 
     /// Opens the mirror at `path`.
     ///
@@ -94,12 +98,24 @@ public final class MirrorStore {
     }
 
     /// Applies the pending migrations up to `targetVersion`, each in its own transaction.
+    ///
+    /// Foreign keys are off while they run, as SQLite's recipe for rebuilding a table requires
+    /// (dropping a parent table would otherwise cascade), and checked before each commits.
     private func migrate(to targetVersion: Int) throws {
+        try database.execute("PRAGMA foreign_keys = OFF")
+        defer { try? database.execute("PRAGMA foreign_keys = ON") }
         for migration in Migration.all where migration.version <= targetVersion {
             try database.writeTransaction {
                 // Another process may have migrated while this one waited for the lock.
                 guard try schemaVersion() < migration.version else { return }
                 try database.execute(migration.sql)
+                let violations = try database.query("PRAGMA foreign_key_check") { $0.string(0) }
+                if let table = violations.first {
+                    throw MirrorStoreError.migrationFailed(
+                        path: path, version: migration.version,
+                        reason: "\(violations.count) rows of \(table) would refer to rows that do not exist"
+                    )
+                }
                 try database.execute("PRAGMA user_version = \(migration.version)")
                 try database.execute("PRAGMA application_id = \(Self.applicationID)")
             }

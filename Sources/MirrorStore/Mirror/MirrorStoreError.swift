@@ -20,6 +20,8 @@ public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     case outboxItemInFlight(id: Int64)
     /// No session has this id.
     case unknownSession(id: String)
+    /// A migration left the mirror inconsistent and was rolled back.
+    case migrationFailed(path: String, version: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -43,6 +45,8 @@ public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertibl
             return "outbox item \(id) is being sent: wait for its answer (if the oa-sync sending it stopped, the next oa-sync settles it), then retry or drop it"
         case .unknownSession(let id):
             return "no session with id \(id) in the mirror"
+        case .migrationFailed(let path, let version, let reason):
+            return "\(path) could not be upgraded to schema version \(version) (\(reason)); the file is unchanged"
         }
     }
 }

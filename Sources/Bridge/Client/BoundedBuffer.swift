@@ -1,0 +1,181 @@
+import Synchronization
+
+/// A first-in, first-out buffer between one producer task and one consumer task, with a bound on
+/// how many elements and how many bytes it holds: `send` waits while it is full, so a producer
+/// reading a socket stops reading it, and TCP pushes back on the peer. Nothing is ever dropped.
+///
+/// An element larger than the byte bound alone is still taken when the buffer is empty, so that
+/// the bound delays large elements but never refuses them.
+///
+/// `finish()` ends it: `send` then returns `false`, and the consumer receives what is left, then
+/// `nil`. One producer and one consumer at a time (a second waiting one is a programming error).
+public final class BoundedBuffer<Element: Sendable>: Sendable {
+    private struct State {
+        var elements: [(element: Element, bytes: Int)] = []
+        var head = 0
+        var bytes = 0
+        var finished = false
+        var waitingProducer: CheckedContinuation<Bool, Never>?
+        var waitingConsumer: CheckedContinuation<Void, Never>?
+
+        var count: Int { elements.count - head }
+
+        mutating func removeFirst() -> (element: Element, bytes: Int) {
+            let first = elements[head]
+            head += 1
+            bytes -= first.bytes
+            if head >= 1024 && head * 2 >= elements.count {
+                elements.removeFirst(head)
+                head = 0
+            }
+            return first
+        }
+    }
+
+    private enum SendStep {
+        case taken(consumer: CheckedContinuation<Void, Never>?)
+        case refused
+        case full
+    }
+
+    private enum TakeStep {
+        case taken([Element], producer: CheckedContinuation<Bool, Never>?)
+        case ended
+        case empty
+    }
+
+    /// The most elements it holds.
+    public let elementLimit: Int
+    /// The most bytes it holds (as counted by the producer).
+    public let byteLimit: Int
+    private let state = Mutex(State())
+
+    public init(elementLimit: Int, byteLimit: Int = .max) {
+        precondition(elementLimit > 0 && byteLimit > 0, "a buffer holds at least one element")
+        self.elementLimit = elementLimit
+        self.byteLimit = byteLimit
+    }
+
+    /// Appends `element`, waiting while the buffer is full. Returns false (and drops nothing that
+    /// was accepted) once the buffer is finished or the calling task is cancelled: the element was
+    /// not taken.
+    @discardableResult
+    public func send(_ element: Element, bytes: Int = 0) async -> Bool {
+        while true {
+            let step = state.withLock { state -> SendStep in
+                if state.finished { return .refused }
+                let fits = state.count == 0
+                    || (state.count < elementLimit && state.bytes + bytes <= byteLimit)
+                guard fits else { return .full }
+                state.elements.append((element, bytes))
+                state.bytes += bytes
+                defer { state.waitingConsumer = nil }
+                return .taken(consumer: state.waitingConsumer)
+            }
+            switch step {
+            case .taken(let consumer):
+                consumer?.resume()
+                return true
+            case .refused:
+                return false
+            case .full:
+                guard !Task.isCancelled else { return false }
+                let goOn = await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                        let resumeNow = state.withLock { state -> Bool? in
+                            if state.finished { return false }
+                            let hasRoom = state.count < elementLimit && state.bytes + bytes <= byteLimit
+                            if hasRoom || state.count == 0 { return true }
+                            precondition(state.waitingProducer == nil, "BoundedBuffer: one producer at a time")
+                            state.waitingProducer = continuation
+                            return nil
+                        }
+                        if let resumeNow { continuation.resume(returning: resumeNow) }
+                    }
+                } onCancel: {
+                    state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                        defer { state.waitingProducer = nil }
+                        return state.waitingProducer
+                    }?.resume(returning: false)
+                }
+                guard goOn, !Task.isCancelled else { return false }
+            }
+        }
+    }
+
+    /// Up to `limit` elements, oldest first: all that are waiting, or, when none is, the next to
+    /// arrive. Empty once the buffer is finished and drained, or when the calling task is cancelled.
+    public func take(upTo limit: Int) async -> [Element] {
+        while true {
+            let step = state.withLock { state -> TakeStep in
+                if state.count > 0 {
+                    var taken: [Element] = []
+                    taken.reserveCapacity(Swift.min(limit, state.count))
+                    while taken.count < limit, state.count > 0 { taken.append(state.removeFirst().element) }
+                    defer { state.waitingProducer = nil }
+                    return .taken(taken, producer: state.waitingProducer)
+                }
+                return state.finished ? .ended : .empty
+            }
+            switch step {
+            case .taken(let elements, let producer):
+                producer?.resume(returning: true)
+                return elements
+            case .ended:
+                return []
+            case .empty:
+                guard !Task.isCancelled else { return [] }
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let resumeNow = state.withLock { state -> Bool in
+                            if state.count > 0 || state.finished { return true }
+                            precondition(state.waitingConsumer == nil, "BoundedBuffer: one consumer at a time")
+                            state.waitingConsumer = continuation
+                            return false
+                        }
+                        if resumeNow { continuation.resume() }
+                    }
+                } onCancel: {
+                    state.withLock { state -> CheckedContinuation<Void, Never>? in
+                        defer { state.waitingConsumer = nil }
+                        return state.waitingConsumer
+                    }?.resume()
+                }
+                guard !Task.isCancelled else { return [] }
+            }
+        }
+    }
+
+    /// The next element, or nil once the buffer is finished and drained (or the task cancelled).
+    public func next() async -> Element? {
+        await take(upTo: 1).first
+    }
+
+    /// Ends the buffer: no more elements are taken; the consumer gets what is left, then nil.
+    public func finish() {
+        let (producer, consumer) = state.withLock { state in
+            state.finished = true
+            defer { state.waitingProducer = nil; state.waitingConsumer = nil }
+            return (state.waitingProducer, state.waitingConsumer)
+        }
+        producer?.resume(returning: false)
+        consumer?.resume()
+    }
+
+    /// How many elements are waiting.
+    public var count: Int { state.withLock { $0.count } }
+}
+
+extension BoundedBuffer: AsyncSequence {
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let buffer: BoundedBuffer
+
+        public mutating func next() async -> Element? {
+            await buffer.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(buffer: self)
+    }
+}

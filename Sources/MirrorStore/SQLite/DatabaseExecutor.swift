@@ -1,0 +1,70 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A serial executor that runs its jobs, in order, on one thread of its own.
+///
+/// An actor that owns a database connection uses it as its executor (`unownedExecutor`), so that
+/// SQLite's blocking calls (a commit waits for the disk) never occupy a thread of Swift's
+/// cooperative pool, which decodes what the network delivers meanwhile. GRDB's serialized writer
+/// is the model. The thread ends when the executor is released.
+public final class DatabaseExecutor: SerialExecutor {
+    private let queue = JobQueue()
+
+    /// Starts the thread, named `name` (as `top` and debuggers show it).
+    public init(name: String) {
+        let queue = self.queue
+        let executor = UnownedSerialExecutor(ordinary: self)
+        let thread = Thread {
+            while let jobs = queue.waitForJobs() {
+                for job in jobs { job.runSynchronously(on: executor) }
+            }
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    deinit {
+        queue.stop()
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        queue.push(UnownedJob(job))
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+}
+
+/// The jobs waiting for the executor's thread.
+private final class JobQueue: Sendable {
+    private let state = Mutex<(jobs: [UnownedJob], stopped: Bool)>(([], false))
+    private let wakeUp = DispatchSemaphore(value: 0)
+
+    func push(_ job: UnownedJob) {
+        let wasEmpty = state.withLock { state in
+            state.jobs.append(job)
+            return state.jobs.count == 1
+        }
+        if wasEmpty { wakeUp.signal() }
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+        wakeUp.signal()
+    }
+
+    /// Every waiting job, once there is one; nil once stopped with none left.
+    func waitForJobs() -> [UnownedJob]? {
+        while true {
+            let (jobs, stopped) = state.withLock { state in
+                defer { state.jobs.removeAll(keepingCapacity: true) }
+                return (state.jobs, state.stopped)
+            }
+            if !jobs.isEmpty { return jobs }
+            if stopped { return nil }
+            wakeUp.wait()
+        }
+    }
+}
