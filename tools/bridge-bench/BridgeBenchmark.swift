@@ -52,7 +52,7 @@ struct BridgeBenchmark: AsyncParsableCommand {
                 let page = try await client.historyChanges(since: since, limit: pageSize, timeout: .seconds(60))
                 for change in page.items {
                     let summary = change.update.summary
-                    textBytes += summary.text.utf8.count + summary.kind.utf8.count
+                    textBytes += summary.text.utf8.count + summary.tag.utf8.count
                     bytes += change.update.rawBytes.count
                 }
                 count += page.items.count
