@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import MirrorStore
 
 /// How long to wait before reconnecting: exponential backoff with full jitter.
 ///
@@ -65,13 +66,5 @@ public struct SyncConfiguration: Sendable {
         self.eventsPerTransaction = eventsPerTransaction
         self.refetchAfterQuiet = refetchAfterQuiet
         self.outboxPollInterval = outboxPollInterval
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
