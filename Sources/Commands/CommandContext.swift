@@ -20,14 +20,14 @@ public final class CommandContext {
     func store() throws(CommandError) -> MirrorStore {
         if let openedStore { return openedStore }
         guard FileManager.default.fileExists(atPath: mirrorPath) else {
-            throw .store("no mirror at \(mirrorPath): run oa-sync (or the sync command) first, or pass --db")
+            throw .store(CommandError.message(for: MirrorStoreError.mirrorNotFound(path: mirrorPath)))
         }
         do {
             let store = try MirrorStore(path: mirrorPath, clock: clock)
             openedStore = store
             return store
         } catch {
-            throw .store("\(error)")
+            throw .store(CommandError.message(for: error))
         }
     }
 

@@ -68,7 +68,27 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
             return .outbox("\(error)")
         case MirrorStoreError.unknownSession(let id): return .unknownSession(id)
         case let error as BridgeError: return .bridge(error.description)
-        default: return .store("\(error)")
+        default: return .store(message(for: error))
+        }
+    }
+
+    /// An error of a lower layer as the programs print it: a mirror error's description, then how
+    /// to fix it with these programs (`--db`, oa-sync); anything else as it describes itself.
+    public static func message(for error: any Error) -> String {
+        let hint = (error as? MirrorStoreError)?.programHint
+        return hint.map { "\(error) (\($0))" } ?? "\(error)"
+    }
+}
+
+extension MirrorStoreError {
+    /// How to fix the error with oa-sync and oa-repl (the store does not know its programs), if
+    /// they offer a way.
+    var programHint: String? {
+        switch self {
+        case .notADatabase, .notAMirror, .schemaTooNew: "--db chooses the mirror file"
+        case .schemaTooOld: "run oa-sync once"
+        case .mirrorNotFound: "run oa-sync or the sync command first, or pass --db"
+        case .unknownOutboxItem, .invalidOutboxTransition, .outboxItemInFlight, .unknownSession: nil
         }
     }
 }

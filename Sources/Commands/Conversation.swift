@@ -56,7 +56,11 @@ public struct Conversation: Sendable, Equatable {
             let update = SessionUpdate(rawBytes: event.updateJSON)
             switch update.variant {
             case .userMessageChunk(let block), .agentMessageChunk(let block), .agentThoughtChunk(let block):
-                let role: Role = event.kind == "user_message_chunk" ? .user : event.kind == "agent_thought_chunk" ? .thinking : .assistant
+                let role: Role = switch UpdateKind(tag: event.kind) {
+                case .userMessageChunk: .user
+                case .agentThoughtChunk: .thinking
+                default: .assistant
+                }
                 let local = event.origin == .local
                 if let open = openMessage, open.role == role, open.local == local {
                     openMessage?.text.append(block.plainText)

@@ -16,14 +16,14 @@ enum OutboxCommands {
         let store = try context.store()
         let isNew = target == "new"
         let sessionID = isNew ? "local-" + UUID().uuidString.lowercased() : try context.resolveSession(target).sessionID
-        let echo: JSONValue = ["sessionUpdate": "user_message_chunk", "content": ["content": ["type": "text", "text": .string(text)]]]
+        let echo: JSONValue = ["sessionUpdate": .string(UpdateKind.userMessageChunk.rawValue), "content": ["content": ["type": "text", "text": .string(text)]]]
         // One transaction: a new session never exists without its first prompt.
         let item = try storeCall {
             try store.write {
                 if isNew { try store.createLocalSession(id: sessionID) }
                 return try store.enqueuePrompt(
                     sessionID: sessionID, text: text, clientMessageID: UUID().uuidString.lowercased(),
-                    localEcho: NewEvent(sessionID: sessionID, timestamp: context.clock.now(), kind: "user_message_chunk", text: text,
+                    localEcho: NewEvent(sessionID: sessionID, timestamp: context.clock.now(), kind: UpdateKind.userMessageChunk.rawValue, text: text,
                                         updateJSON: JSONWriter.bytes(of: echo), origin: .local)
                 )
             }

@@ -1,4 +1,4 @@
-/// Where the engine is with the bridge, as `oa-sync` shows it and writes it to the mirror's status.
+/// Where the engine is with the bridge, as its observer shows it and the mirror's status records it.
 ///
 /// `offline → connecting → handshaking → syncing → live`, and back to `offline` (then
 /// `connecting` after the backoff) whenever the connection is lost.

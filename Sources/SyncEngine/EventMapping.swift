@@ -1,8 +1,9 @@
 import Bridge
 import MirrorStore
 
-/// Turns what the bridge sends into what the mirror stores: the update's exact bytes, its kind and
-/// text as `UpdateSummary` reads them, and a content hash.
+/// Turns what the bridge sends into what the mirror stores: the update's exact bytes, its kind (the
+/// tag as sent, so that a kind this version does not know is kept) and text as `UpdateSummary`
+/// reads them, and a content hash.
 ///
 /// Timeline items of a stock bridge are re-encoded on every fetch (any key order), so their hash
 /// is taken over the canonical JSON; elsewhere the seq identifies an event, and the hash is of the
@@ -10,13 +11,13 @@ import MirrorStore
 enum EventMapping {
     static func event(_ change: HistoryChange) -> NewEvent {
         let summary = change.update.summary
-        return NewEvent(sessionID: change.sessionID, seq: change.seq, timestamp: change.ts, kind: summary.kind,
+        return NewEvent(sessionID: change.sessionID, seq: change.seq, timestamp: change.ts, kind: summary.tag,
                         text: summary.text, updateJSON: change.update.rawBytes)
     }
 
     static func event(_ item: TimelineItem) -> NewEvent {
         let summary = item.update.summary
-        return NewEvent(sessionID: item.sessionID, kind: summary.kind, text: summary.text, updateJSON: item.update.rawBytes,
+        return NewEvent(sessionID: item.sessionID, kind: summary.tag, text: summary.text, updateJSON: item.update.rawBytes,
                         contentHash: ContentHash(of: item.update.canonicalBytes))
     }
 
@@ -26,7 +27,7 @@ enum EventMapping {
         let summary = notification.update.summary
         let provisional = notification.seq == nil
         return NewEvent(
-            sessionID: notification.sessionID, seq: notification.seq, timestamp: notification.ts, kind: summary.kind,
+            sessionID: notification.sessionID, seq: notification.seq, timestamp: notification.ts, kind: summary.tag,
             text: summary.text, updateJSON: notification.update.rawBytes,
             contentHash: provisional ? ContentHash(of: notification.update.canonicalBytes) : nil,
             provisional: provisional

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import MirrorStore
 
 /// How long to wait before reconnecting: exponential backoff with full jitter.
 ///
@@ -69,13 +70,5 @@ public struct SyncConfiguration: Sendable {
         self.refetchAfterQuiet = refetchAfterQuiet
         self.outboxPollInterval = outboxPollInterval
         self.liveBatchLimit = liveBatchLimit
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

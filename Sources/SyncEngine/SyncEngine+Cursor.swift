@@ -133,7 +133,7 @@ extension SyncEngine {
     /// Notes the mode of every mode update among `events`.
     func recordModes(_ events: [NewEvent]) throws {
         var modes: [String: String] = [:]
-        for event in events where event.kind == "current_mode_update" {
+        for event in events where event.kind == UpdateKind.currentModeUpdate.rawValue {
             if let mode = EventMapping.mode(of: SessionUpdate(rawBytes: event.updateJSON)) { modes[event.sessionID] = mode }
         }
         guard !modes.isEmpty else { return }

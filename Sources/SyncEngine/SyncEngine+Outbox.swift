@@ -40,7 +40,7 @@ extension SyncEngine {
     }
 
     /// Delivers prompts if the mirror changed since the outbox was last looked at (another
-    /// process, such as oa-repl, may have queued some).
+    /// process may have queued some).
     func deliverOutboxIfChanged(_ client: BridgeClient) async throws {
         guard try store.dataVersion() != outboxVersion else { return }
         try await deliverOutbox(client)

@@ -114,7 +114,7 @@ struct OASync: AsyncParsableCommand {
                 }
             )
         } catch {
-            fail("oa-sync: cannot open the mirror: \(error)", code: 1)
+            fail("oa-sync: cannot open the mirror: \(CommandError.message(for: error))", code: 1)
         }
         logger.info("starting", metadata: ["mirror": "\(mirrorPath)", "bridge": "\(bridgeURL)", "once": "\(once)"])
 
@@ -147,7 +147,7 @@ struct OASync: AsyncParsableCommand {
                 logger.info("stopped before finishing")
                 return
             }
-            fail("oa-sync: \(error)", code: 1)
+            fail("oa-sync: \(CommandError.message(for: error))", code: 1)
         }
     }
 

@@ -39,7 +39,7 @@ struct BridgeClientTests {
         let timeline = try await client.sessionTimeline(sessionID: oldShapes)
         let count = try #require(recent.first { $0.sessionID == oldShapes }?.messageCount)
         #expect(timeline.count == Int(count) - 2)
-        #expect(timeline.first?.update.summary == UpdateSummary(kind: "current_mode_update", text: "claude-code"))
+        #expect(timeline.first?.update.summary == UpdateSummary(kind: .currentModeUpdate, text: "claude-code"))
         #expect(try await client.sessionTimeline(sessionID: oldShapes, limit: 3).count == 3)
         #expect(try await client.sessionTimeline(sessionID: "no-such-session").isEmpty)
         await #expect(throws: BridgeError.server(method: BridgeMethod.sessionTimeline,
@@ -95,17 +95,16 @@ struct BridgeClientTests {
             return
         }
         #expect(mode.sessionID == sessionID)
-        #expect(mode.update.summary.kind == "current_mode_update")
+        #expect(mode.update.summary.kind == .currentModeUpdate)
         #expect((mode.seq != nil) == (flavor == "cursor"))
 
         let accepted = try await client.prompt(sessionID: sessionID, text: "Run the tests")
         #expect(accepted == PromptAccepted(status: "started", duplicate: false))
-        var kinds: [String] = []
+        var kinds: [UpdateKind] = []
         while kinds.count < 6, case .sessionUpdate(let update)? = await updates.next() {
             kinds.append(update.update.summary.kind)
         }
-        #expect(kinds == ["agent_thought_chunk", "agent_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update",
-                          "agent_message_chunk"])
+        #expect(kinds == [.agentThoughtChunk, .agentMessageChunk, .agentMessageChunk, .toolCall, .toolCallUpdate, .agentMessageChunk])
 
         await #expect(throws: BridgeError.server(method: BridgeMethod.sessionPrompt, error: JSONRPCError(code: -32602, message: "Empty prompt"))) {
             try await client.prompt(sessionID: sessionID, text: "")
@@ -116,7 +115,7 @@ struct BridgeClientTests {
             Issue.record("no mode update after set_mode")
             return
         }
-        #expect(newMode.update.summary == UpdateSummary(kind: "current_mode_update", text: "claude-code"))
+        #expect(newMode.update.summary == UpdateSummary(kind: .currentModeUpdate, text: "claude-code"))
         await client.close()
     }
 

@@ -39,7 +39,7 @@ struct WireFixtureTests {
         ("session-update-old-plan-steps.json", "plan", "Read code\nFix bug"),
         ("session-update-unknown-variant.json", "usage_update", ""),
     ])
-    func sessionUpdates(name: String, kind: String, text: String) throws {
+    func sessionUpdates(name: String, tag: String, text: String) throws {
         let frame = try frame(name)
         guard case .notification(let method, let params) = try frame.message(),
               case .sessionUpdate(let notification) = WireDecoding.notification(method: method, params: params, frame: frame)
@@ -47,11 +47,26 @@ struct WireFixtureTests {
             Issue.record("\(name) is not a session/update")
             return
         }
-        #expect(notification.update.summary == UpdateSummary(kind: kind, text: text))
+        #expect(notification.update.summary.tag == tag)
+        #expect(notification.update.summary.text == text)
         let file = String(decoding: frame.bytes, as: UTF8.self)
         let update = String(decoding: notification.update.rawBytes, as: UTF8.self)
         #expect(file.contains(#""update":"# + update + "}}"), "the update's bytes are a slice of the frame")
         #expect(notification.seq == nil)
+    }
+
+    @Test("an update's kind is its tag; a tag this version does not know reads as unknown and is kept as sent")
+    func updateKinds() {
+        #expect(UpdateKind.allCases.map(\.rawValue) == [
+            "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "plan", "tool_call", "tool_call_update",
+            "available_commands_update", "current_mode_update", "unknown",
+        ])
+        #expect(UpdateKind(tag: "tool_call") == .toolCall)
+        #expect(UpdateKind(tag: "usage_update") == .unknown)
+        let summary = SessionUpdate(rawBytes: Array(#"{"sessionUpdate":"usage_update","used":3}"#.utf8)).summary
+        #expect(summary.kind == .unknown)
+        #expect(summary.tag == "usage_update")
+        #expect(UpdateSummary(kind: .plan, text: "").tag == "plan")
     }
 
     @Test("typed variants")
@@ -96,7 +111,7 @@ struct WireFixtureTests {
         let (timelineResult, timelineFrame) = try result("session-timeline-response.json")
         let timeline = try WireDecoding.timeline(timelineResult, frame: timelineFrame)
         #expect(timeline.count == 9)
-        #expect(timeline.map(\.update.summary.kind).first == "current_mode_update")
+        #expect(timeline.map(\.update.summary.kind).first == .currentModeUpdate)
 
         let (threadsResult, threadsFrame) = try result("threads-list-response.json")
         let threads = try WireDecoding.threads(threadsResult, frame: threadsFrame)

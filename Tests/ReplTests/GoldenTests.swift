@@ -128,4 +128,20 @@ struct GoldenTests {
         #expect(refused.standardError.contains("is not a regular file"))
         #expect(try FileManager.default.attributesOfItem(atPath: pipe)[.type] as? FileAttributeType != .typeRegular)
     }
+
+    @Test("a missing or foreign mirror: what is wrong, then what to run or pass")
+    func unusableMirror() throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.path("missing.sqlite")
+        let none = try ReplProcess.run(["--db", missing, "-c", "sessions"])
+        #expect(none.status == 1)
+        #expect(none.standardError == "error: mirror: no mirror at \(missing): it is created by the first sync "
+                + "(run oa-sync or the sync command first, or pass --db)\n")
+        let notes = directory.path("notes.txt")
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: notes))
+        let foreign = try ReplProcess.run(["--db", notes, "-c", "sessions"])
+        #expect(foreign.status == 1)
+        #expect(foreign.standardError.hasPrefix("error: mirror: \(notes) is not a SQLite database"), "\(foreign.standardError)")
+        #expect(foreign.standardError.hasSuffix("; use a mirror file or a new path (--db chooses the mirror file)\n"))
+    }
 }

@@ -16,6 +16,18 @@ struct OASyncCommandTests {
         #expect(outcome.standardOutput.isEmpty)
     }
 
+    @Test("a file that is not a mirror fails with exit 1: what is wrong, then the option that fixes it")
+    func notAMirror() throws {
+        let directory = try TemporaryDirectory()
+        let notes = directory.path("notes.txt")
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: notes))
+        let outcome = try OASyncProcess.run(["--bridge", "ws://127.0.0.1:9", "--db", notes, "--once", "--quiet"])
+        #expect(outcome.status == 1)
+        let last = outcome.standardError.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix("oa-sync: cannot open the mirror: \(notes) is not a SQLite database"), "\(last)")
+        #expect(last.hasSuffix("; use a mirror file or a new path (--db chooses the mirror file)"), "\(last)")
+    }
+
     @Test("under systemd ($JOURNAL_STREAM naming standard error) log lines carry journal priorities and no time")
     func journalFormat() throws {
         let directory = try TemporaryDirectory()

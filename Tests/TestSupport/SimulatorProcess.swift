@@ -92,8 +92,8 @@ public struct SimulatorControl: Sendable {
     }
 
     /// An agent message chunk update.
-    public static func chunk(_ text: String, kind: String = "agent_message_chunk") -> JSONValue {
-        ["sessionUpdate": .string(kind), "content": ["content": ["type": "text", "text": .string(text)]]]
+    public static func chunk(_ text: String, kind: UpdateKind = .agentMessageChunk) -> JSONValue {
+        ["sessionUpdate": .string(kind.rawValue), "content": ["content": ["type": "text", "text": .string(text)]]]
     }
 }
 

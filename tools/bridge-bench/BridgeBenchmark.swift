@@ -52,14 +52,14 @@ struct BridgeBenchmark: AsyncParsableCommand {
                 let page = try await client.historyChanges(since: since, limit: pageSize, timeout: .seconds(60))
                 for change in page.items {
                     let summary = change.update.summary
-                    textBytes += summary.text.utf8.count + summary.kind.utf8.count
+                    textBytes += summary.text.utf8.count + summary.tag.utf8.count
                     bytes += change.update.rawBytes.count
                 }
                 count += page.items.count
                 since = page.next
                 if !page.hasMore { break }
             }
-            let seconds = (ContinuousClock.now - start).seconds
+            let seconds = (ContinuousClock.now - start) / .seconds(1)
             rates.append(Double(count) / seconds)
             print("run \(run): \(count) events in \(formatted(seconds)) s = \(Int(Double(count) / seconds)) events/s, "
                   + "\(formatted(Double(bytes) / 1_048_576 / seconds)) MiB/s of update JSON (\(textBytes) bytes of text read)")
@@ -68,7 +68,7 @@ struct BridgeBenchmark: AsyncParsableCommand {
         await client.close()
     }
 
-    private func formatted(_ duration: Duration) -> String { formatted(duration.seconds) }
+    private func formatted(_ duration: Duration) -> String { formatted(duration / .seconds(1)) }
 
     private func formatted(_ value: Double) -> String { String(format: "%.2f", value) }
 }

@@ -286,7 +286,7 @@ actor BridgeSimulator {
     }
 
     private func modeUpdate(_ mode: String) -> [UInt8] {
-        JSONWriter.bytes(of: ["sessionUpdate": "current_mode_update", "current_mode_id": .string(mode)])
+        JSONWriter.bytes(of: ["sessionUpdate": .string(UpdateKind.currentModeUpdate.rawValue), "current_mode_id": .string(mode)])
     }
 
     // MARK: Publishing

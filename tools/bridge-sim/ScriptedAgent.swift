@@ -5,17 +5,18 @@ import Bridge
 enum ScriptedAgent {
     static func reply(to prompt: String) -> [[UInt8]] {
         let topic = String(prompt.prefix(60))
-        func chunk(_ kind: String, _ text: String) -> JSONValue {
-            ["sessionUpdate": .string(kind), "content": ["content": ["type": "text", "text": .string(text)]]]
+        func chunk(_ kind: UpdateKind, _ text: String) -> JSONValue {
+            ["sessionUpdate": .string(kind.rawValue), "content": ["content": ["type": "text", "text": .string(text)]]]
         }
         let updates: [JSONValue] = [
-            chunk("agent_thought_chunk", "Reading the request: \(topic)"),
-            chunk("agent_message_chunk", "Looking into "),
-            chunk("agent_message_chunk", "\(topic) now."),
-            ["sessionUpdate": "tool_call", "tool_call": ["call_id": "sim-call", "name": "Bash", "arguments": ["command": "swift test"]]],
-            ["sessionUpdate": "tool_call_update", "tool_call_update": ["call_id": "sim-call", "status": "completed",
-                                                                         "output": ["stdout": "All tests passed"]]],
-            chunk("agent_message_chunk", " Done."),
+            chunk(.agentThoughtChunk, "Reading the request: \(topic)"),
+            chunk(.agentMessageChunk, "Looking into "),
+            chunk(.agentMessageChunk, "\(topic) now."),
+            ["sessionUpdate": .string(UpdateKind.toolCall.rawValue),
+             UpdateKind.toolCall.rawValue: ["call_id": "sim-call", "name": "Bash", "arguments": ["command": "swift test"]]],
+            ["sessionUpdate": .string(UpdateKind.toolCallUpdate.rawValue),
+             UpdateKind.toolCallUpdate.rawValue: ["call_id": "sim-call", "status": "completed", "output": ["stdout": "All tests passed"]]],
+            chunk(.agentMessageChunk, " Done."),
         ]
         return updates.map(JSONWriter.bytes)
     }

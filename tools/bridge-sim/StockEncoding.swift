@@ -20,9 +20,9 @@ enum StockEncoding {
     /// True when the stock server can still decode this stored update into its types; rows it
     /// cannot decode (older shapes) are silently left out of timelines.
     static func isDecodable(_ update: JSONValue) -> Bool {
-        guard let kind = update["sessionUpdate"]?.stringValue else { return false }
-        switch kind {
-        case "user_message_chunk", "agent_message_chunk", "agent_thought_chunk":
+        guard let tag = update["sessionUpdate"]?.stringValue else { return false }
+        switch UpdateKind(tag: tag) {
+        case .userMessageChunk, .agentMessageChunk, .agentThoughtChunk:
             guard let block = update["content"]?["content"], let type = block["type"]?.stringValue else { return false }
             switch type {
             case "text": return block["text"]?.stringValue != nil
@@ -31,17 +31,17 @@ enum StockEncoding {
             case "resource": return block["resource"] != nil
             default: return false
             }
-        case "plan":
-            return update["plan"]?["entries"]?.arrayValue != nil
-        case "tool_call":
-            return update["tool_call"]?["call_id"]?.stringValue != nil
-        case "tool_call_update":
-            return update["tool_call_update"]?["call_id"]?.stringValue != nil
-        case "available_commands_update":
+        case .plan:
+            return update[UpdateKind.plan.rawValue]?["entries"]?.arrayValue != nil
+        case .toolCall:
+            return update[UpdateKind.toolCall.rawValue]?["call_id"]?.stringValue != nil
+        case .toolCallUpdate:
+            return update[UpdateKind.toolCallUpdate.rawValue]?["call_id"]?.stringValue != nil
+        case .availableCommandsUpdate:
             return update["available_commands"]?.arrayValue != nil
-        case "current_mode_update":
+        case .currentModeUpdate:
             return update["current_mode_id"]?.stringValue != nil
-        default:
+        case .unknown:
             return false
         }
     }

@@ -48,23 +48,30 @@ struct SyntheticHistory {
         func sentence(_ count: Int) -> String {
             (0..<count).map { _ in Self.words[Int(random.next() % UInt64(Self.words.count))] }.joined(separator: " ")
         }
-        func chunk(_ kind: String, _ text: String) -> String {
-            #"{"sessionUpdate":"\#(kind)","content":{"content":{"type":"text","text":"\#(text)"}}}"#
+        /// An update of `kind` with `fields` (JSON members) after its tag.
+        func tagged(_ kind: UpdateKind, _ fields: String) -> String {
+            #"{"sessionUpdate":"\#(kind.rawValue)",\#(fields)}"#
+        }
+        func chunk(_ kind: UpdateKind, _ text: String) -> String {
+            tagged(kind, #""content":{"content":{"type":"text","text":"\#(text)"}}"#)
         }
         switch ordinal {
-        case 0: return #"{"sessionUpdate":"current_mode_update","current_mode_id":"\#(session % 2 == 0 ? "codex" : "claude-code")"}"#
-        case 1: return chunk("user_message_chunk", "Please fix the \(sentence(4))")
+        case 0: return tagged(.currentModeUpdate, #""current_mode_id":"\#(session % 2 == 0 ? "codex" : "claude-code")""#)
+        case 1: return chunk(.userMessageChunk, "Please fix the \(sentence(4))")
         default: break
         }
         let callID = "call-\(session)-\(ordinal)"
         switch random.next() % 20 {
-        case 0...9: return chunk("agent_message_chunk", sentence(Int(3 + random.next() % 6)) + " ")
-        case 10...12: return chunk("agent_thought_chunk", "Considering \(sentence(4)).")
-        case 13...14: return #"{"sessionUpdate":"tool_call","tool_call":{"call_id":"\#(callID)","name":"Bash","arguments":{"command":"swift test --filter \#(sentence(1))"}}}"#
-        case 15...16: return #"{"sessionUpdate":"tool_call_update","tool_call_update":{"call_id":"call-\#(session)-\#(ordinal - 1)","status":"completed","output":{"stdout":"\#(sentence(5))"}}}"#
-        case 17: return #"{"sessionUpdate":"plan","plan":{"entries":[{"content":"\#(sentence(3))","priority":"high","status":"in_progress"},{"content":"\#(sentence(3))","priority":"medium","status":"pending"}]}}"#
-        case 18: return chunk("user_message_chunk", "And also \(sentence(5))")
-        default: return #"{"sessionUpdate":"available_commands_update","available_commands":[{"name":"review","description":"Review the diff"}]}"#
+        case 0...9: return chunk(.agentMessageChunk, sentence(Int(3 + random.next() % 6)) + " ")
+        case 10...12: return chunk(.agentThoughtChunk, "Considering \(sentence(4)).")
+        case 13...14:
+            return tagged(.toolCall, #""\#(UpdateKind.toolCall.rawValue)":{"call_id":"\#(callID)","name":"Bash","arguments":{"command":"swift test --filter \#(sentence(1))"}}"#)
+        case 15...16:
+            return tagged(.toolCallUpdate, #""\#(UpdateKind.toolCallUpdate.rawValue)":{"call_id":"call-\#(session)-\#(ordinal - 1)","status":"completed","output":{"stdout":"\#(sentence(5))"}}"#)
+        case 17:
+            return tagged(.plan, #""\#(UpdateKind.plan.rawValue)":{"entries":[{"content":"\#(sentence(3))","priority":"high","status":"in_progress"},{"content":"\#(sentence(3))","priority":"medium","status":"pending"}]}"#)
+        case 18: return chunk(.userMessageChunk, "And also \(sentence(5))")
+        default: return tagged(.availableCommandsUpdate, #""available_commands":[{"name":"review","description":"Review the diff"}]"#)
         }
     }
 }

@@ -23,10 +23,6 @@ struct LatencySample {
     }
 }
 
-extension Duration {
-    var milliseconds: Double { seconds * 1000 }
-}
-
 /// The process's peak resident set size, in MiB.
 func peakResidentMiB() -> Double {
     var usage = rusage()

@@ -126,7 +126,7 @@ struct StoreBenchmark: ParsableCommand {
     }
 
     private func ms(_ sample: LatencySample, _ percentile: Double) -> String {
-        formatted(sample.percentile(percentile).milliseconds)
+        formatted(sample.percentile(percentile).seconds * 1000)
     }
 
     private func report(_ line: String) {

@@ -69,7 +69,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         _ = try await control.call("_sim/refuse_connections", params: ["ms": 600_000])
         _ = try await control.call("_sim/drop_connections", params: [:])
         try sync.waitFor { $0["state"]?.stringValue == "offline" }
-        let updates: [JSONValue] = (0..<100).map { ["sessionUpdate": "agent_message_chunk",
+        let updates: [JSONValue] = (0..<100).map { ["sessionUpdate": .string(UpdateKind.agentMessageChunk.rawValue),
                                                     "content": ["content": ["type": "text", "text": .string("incremental \($0)")]]] }
         let existing = try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID ?? "INCREMENTAL"
         _ = try await control.call("_sim/append", params: ["session_id": .string(existing), "updates": .array(updates)])
@@ -113,7 +113,7 @@ struct SyncBenchmark: AsyncParsableCommand {
                 if sent < due {
                     let stamp = monotonicNanoseconds()
                     let batch = (sent..<due).map { index -> JSONValue in
-                        ["sessionUpdate": "agent_message_chunk", "content": ["content": ["type": "text", "text": .string("live \(index) \(stamp)")]]]
+                        ["sessionUpdate": .string(UpdateKind.agentMessageChunk.rawValue), "content": ["content": ["type": "text", "text": .string("live \(index) \(stamp)")]]]
                     }
                     _ = try await control.call("_sim/append", params: ["session_id": "LIVE-BENCH", "updates": .array(batch)])
                     sent = due

@@ -42,8 +42,8 @@ public enum BridgeError: Error, Equatable, Sendable, CustomStringConvertible {
 extension Duration {
     /// `3 s`, `0.25 s`.
     var formattedSeconds: String {
-        let (seconds, attoseconds) = components
-        let value = Double(seconds) + Double(attoseconds) / 1e18
+        // In seconds, by the standard library's Duration division.
+        let value = self / .seconds(1)
         return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 }

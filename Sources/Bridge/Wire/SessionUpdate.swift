@@ -46,50 +46,46 @@ public enum SessionUpdateVariant: Sendable, Equatable {
     public init(_ update: JSONValue) {
         let tagged = TaggedUpdate(update)
         let body = tagged.body
-        switch tagged.kind {
-        case "user_message_chunk": self = .userMessageChunk(ContentBlock(chunkContent: body))
-        case "agent_message_chunk": self = .agentMessageChunk(ContentBlock(chunkContent: body))
-        case "agent_thought_chunk": self = .agentThoughtChunk(ContentBlock(chunkContent: body))
-        case "plan": self = .plan(PlanEntry.entries(in: body))
-        case "tool_call":
-            guard let call = ToolCall(body["tool_call"] ?? body) else { self = .unknown(kind: tagged.kind); return }
+        switch UpdateKind(tag: tagged.tag) {
+        case .userMessageChunk: self = .userMessageChunk(ContentBlock(chunkContent: body))
+        case .agentMessageChunk: self = .agentMessageChunk(ContentBlock(chunkContent: body))
+        case .agentThoughtChunk: self = .agentThoughtChunk(ContentBlock(chunkContent: body))
+        case .plan: self = .plan(PlanEntry.entries(in: body))
+        case .toolCall:
+            guard let call = ToolCall(body[UpdateKind.toolCall.rawValue] ?? body) else { self = .unknown(kind: tagged.tag); return }
             self = .toolCall(call)
-        case "tool_call_update":
-            guard let update = ToolCallUpdate(body["tool_call_update"] ?? body) else { self = .unknown(kind: tagged.kind); return }
+        case .toolCallUpdate:
+            guard let update = ToolCallUpdate(body[UpdateKind.toolCallUpdate.rawValue] ?? body) else { self = .unknown(kind: tagged.tag); return }
             self = .toolCallUpdate(update)
-        case "available_commands_update":
+        case .availableCommandsUpdate:
             self = .availableCommandsUpdate((body["available_commands"]?.arrayValue ?? []).compactMap(AvailableCommand.init))
-        case "current_mode_update":
-            guard let mode = body["current_mode_id"]?.stringValue else { self = .unknown(kind: tagged.kind); return }
+        case .currentModeUpdate:
+            guard let mode = body["current_mode_id"]?.stringValue else { self = .unknown(kind: tagged.tag); return }
             self = .currentModeUpdate(modeID: mode)
-        default:
-            self = .unknown(kind: tagged.kind)
+        case .unknown:
+            self = .unknown(kind: tagged.tag)
         }
     }
 }
 
-/// An update's kind and the object holding its fields, in either the current shape
+/// An update's tag and the object holding its fields, in either the current shape
 /// (`{"sessionUpdate":"plan","plan":…}`) or the older externally tagged one (`{"plan":{…}}`).
 struct TaggedUpdate {
-    let kind: String
+    /// The `sessionUpdate` tag as sent (any string), the key of the older shape, or `unknown`.
+    let tag: String
     let body: JSONValue
 
-    static let knownKinds: Set<String> = [
-        "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "plan", "tool_call",
-        "tool_call_update", "available_commands_update", "current_mode_update",
-    ]
-
     init(_ update: JSONValue) {
-        if let kind = update["sessionUpdate"]?.stringValue {
-            self.kind = kind
+        if let tag = update["sessionUpdate"]?.stringValue {
+            self.tag = tag
             self.body = update
         } else if let members = update.objectValue, members.count == 1, let only = members.first,
-                  Self.knownKinds.contains(only.key) {
-            self.kind = only.key
+                  let kind = UpdateKind(rawValue: only.key), kind != .unknown {
+            self.tag = kind.rawValue
             // The old shape nests the variant's fields one level down; read them as the new shape would.
             self.body = JSONValue.object([JSONMember(only.key, only.value)] + (only.value.objectValue ?? []))
         } else {
-            self.kind = "unknown"
+            self.tag = UpdateKind.unknown.rawValue
             self.body = update
         }
     }

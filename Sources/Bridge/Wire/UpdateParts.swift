@@ -14,7 +14,7 @@ public struct PlanEntry: Sendable, Equatable {
 
     /// The entries of a plan update: `plan.entries` (current) or `plan.steps` (older rows, strings).
     static func entries(in body: JSONValue) -> [PlanEntry] {
-        let plan = body["plan"] ?? body
+        let plan = body[UpdateKind.plan.rawValue] ?? body
         if let entries = plan["entries"]?.arrayValue {
             return entries.map { entry in
                 PlanEntry(

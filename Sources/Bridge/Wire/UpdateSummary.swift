@@ -1,21 +1,25 @@
 /// What any update is and says, in plain text: the one reading of updates that the store's search
 /// and every display use.
 public struct UpdateSummary: Sendable, Equatable {
-    /// The `sessionUpdate` tag (also read from the older externally tagged shape), or `unknown`.
-    public var kind: String
+    /// The `sessionUpdate` tag (also read from the older externally tagged shape), or `unknown`:
+    /// `kind.rawValue`, except that a tag this version does not know is kept as sent.
+    public var tag: String
     /// The update's words: a chunk's text, a plan's entries, a tool call's name and arguments,
     /// a tool result's status and output, a mode, commands; for unknown shapes every string in it.
     public var text: String
 
-    public init(kind: String, text: String) {
-        self.kind = kind
+    /// The kind `tag` names (`.unknown` for a tag this version does not know).
+    public var kind: UpdateKind { UpdateKind(tag: tag) }
+
+    /// A summary whose tag is `kind`'s.
+    public init(kind: UpdateKind, text: String) {
+        self.tag = kind.rawValue
         self.text = text
     }
 
     /// Reads an update object. Never fails: anything that is not an update object is `unknown`.
     public init(of update: JSONValue) {
-        let tagged = TaggedUpdate(update)
-        kind = tagged.kind
+        tag = TaggedUpdate(update).tag
         switch SessionUpdateVariant(update) {
         case .userMessageChunk(let block), .agentMessageChunk(let block), .agentThoughtChunk(let block):
             text = block.plainText

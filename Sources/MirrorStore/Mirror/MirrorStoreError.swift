@@ -1,6 +1,8 @@
 /// Why a mirror could not be opened or an operation on it was refused.
 ///
-/// Failures inside SQLite itself (a full disk, a locked file) are thrown as `SQLiteError`.
+/// Failures inside SQLite itself (a full disk, a locked file) are thrown as `SQLiteError`. The
+/// descriptions say what is wrong and what kind of fix helps; how to apply it with a given
+/// program (its options, its commands) is for the program to add.
 public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file exists but is not a SQLite database.
     case notADatabase(path: String, underlying: SQLiteError)
@@ -26,23 +28,22 @@ public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .notADatabase(let path, let underlying):
-            return "\(path) is not a SQLite database (\(underlying.message)); point --db at a mirror file or a new path"
+            return "\(path) is not a SQLite database (\(underlying.message)); use a mirror file or a new path"
         case .notAMirror(let path, let reason):
-            return "\(path) is not an OpenAgents mirror: \(reason); point --db at a mirror file or a new path"
+            return "\(path) is not an OpenAgents mirror: \(reason); use a mirror file or a new path"
         case .schemaTooNew(let path, let found, let supported):
             return "\(path) was written by a newer OpenAgents Mirror (schema version \(found); this build knows "
                 + "versions up to \(supported)): upgrade this program, or use another mirror file"
         case .schemaTooOld(let path, let found, let required):
-            return "\(path) has schema version \(found) and this build needs \(required): open it read-write once "
-                + "(run oa-sync) to upgrade it"
+            return "\(path) has schema version \(found) and this build needs \(required): a read-write open upgrades it"
         case .mirrorNotFound(let path):
-            return "no mirror at \(path): run oa-sync first, or pass --db"
+            return "no mirror at \(path): it is created by the first sync"
         case .unknownOutboxItem(let id):
             return "no outbox item with id \(id)"
         case .invalidOutboxTransition(let id, let from, let to):
             return "outbox item \(id) is \(from.rawValue) and cannot become \(to.rawValue)"
         case .outboxItemInFlight(let id):
-            return "outbox item \(id) is being sent: wait for its answer (if the oa-sync sending it stopped, the next oa-sync settles it), then retry or drop it"
+            return "outbox item \(id) is being sent: wait for its answer (if the sync sending it stopped, the next sync settles it), then retry or drop it"
         case .unknownSession(let id):
             return "no session with id \(id) in the mirror"
         case .migrationFailed(let path, let version, let reason):

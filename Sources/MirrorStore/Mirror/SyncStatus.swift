@@ -1,11 +1,11 @@
-/// A fact about syncing, as `oa-sync` last wrote it.
+/// A fact about syncing, as the last sync wrote it.
 public struct SyncStatusEntry: Sendable, Equatable {
     public var value: String
     /// When it was written (ms since the epoch).
     public var updatedAt: Int64
 }
 
-/// The keys `oa-sync` writes to `sync_status`. Others may be added; readers show unknown keys as they are.
+/// The keys a sync writes to `sync_status`. Others may be added; readers show unknown keys as they are.
 public enum SyncStatusKey {
     public static let bridgeURL = "bridge_url"
     public static let connectionState = "connection_state"

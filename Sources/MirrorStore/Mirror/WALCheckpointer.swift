@@ -13,8 +13,7 @@ public final class WALCheckpointer: Sendable {
     /// Starts checkpointing the mirror at `path` every `interval`.
     public init(path: String, interval: Duration = .milliseconds(500)) {
         let stopped = self.stopped
-        let (seconds, attoseconds) = interval.components
-        let pause = Double(seconds) + Double(attoseconds) / 1e18
+        let pause = interval.seconds
         // The connection is made, used and closed on this thread only.
         let thread = Thread {
             guard let database = try? Database(path: path) else { return }

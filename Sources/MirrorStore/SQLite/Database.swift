@@ -40,8 +40,7 @@ public final class Database {
         }
         self.handle = handle
         self.path = path
-        let (seconds, attoseconds) = busyTimeout.components
-        sqlite3_busy_timeout(handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        sqlite3_busy_timeout(handle, Int32(clamping: busyTimeout.milliseconds))
         // Read the file before anything else: a file that is not a database fails here, untouched.
         try execute("PRAGMA schema_version")
         try execute("PRAGMA foreign_keys = ON")
