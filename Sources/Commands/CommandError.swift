@@ -88,6 +88,7 @@ extension MirrorStoreError {
         case .notADatabase, .notAMirror, .schemaTooNew: "--db chooses the mirror file"
         case .schemaTooOld: "run oa-sync once"
         case .mirrorNotFound: "run oa-sync or the sync command first, or pass --db"
+        case .migrationFailed: "--db chooses another mirror file"
         case .unknownOutboxItem, .invalidOutboxTransition, .outboxItemInFlight, .unknownSession: nil
         }
     }
