@@ -78,6 +78,10 @@ ALTER TABLE sessions_v5 RENAME TO sessions;
 ALTER TABLE events_v5 RENAME TO events;
 
 CREATE INDEX sessions_by_recency ON sessions (last_ts DESC, session_id);
+
+-- The cursor a catch-up once copied here went stale with every live update: status reads the
+-- mirror's own cursor (sync_cursors) instead.
+DELETE FROM sync_status WHERE key = 'history_cursor';
 CREATE UNIQUE INDEX events_by_session ON events (session_no, ordinal);
 -- Provisional events (live updates from a stock bridge, awaiting the refetch that confirms them)
 -- are few at any time; this index finds a session's without reading its timeline.

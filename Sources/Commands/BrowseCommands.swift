@@ -107,7 +107,9 @@ enum BrowseCommands {
         parameters: [], example: "status"
     ) { _, context in
         let store = try context.store()
-        let (status, counts) = try storeCall { try store.read { (try store.status(), try store.counts()) } }
+        let (status, counts, cursor) = try storeCall {
+            try store.read { (try store.status(), try store.counts(), try store.historyCursor()) }
+        }
         func value(_ key: String) -> String? { status[key]?.value }
         let pending = (counts.outbox[.queued] ?? 0) + (counts.outbox[.sending] ?? 0)
         let json: JSONValue = [
@@ -117,7 +119,8 @@ enum BrowseCommands {
             "state_since": iso(status[SyncStatusKey.connectionState]?.updatedAt),
             "last_success": iso(value(SyncStatusKey.lastSuccessAt).flatMap { Int64($0) }),
             "last_error": value(SyncStatusKey.lastError).map(JSONValue.string) ?? .null,
-            "history_cursor": value(SyncStatusKey.historyCursor).flatMap { Int64($0) }.map { .number($0) } ?? .null,
+            // The mirror's own cursor, which live updates move too (0: never synced by cursor).
+            "history_cursor": cursor > 0 ? .number(cursor) : .null,
             "sessions": .number(counts.sessions), "events": .number(counts.events), "threads": .number(counts.threads),
             "prompts_pending": .number(pending),
             "prompts_failed": .number(counts.outbox[.failed] ?? 0),

@@ -45,6 +45,15 @@ enum EventMapping {
                      itemJSON: thread.rawBytes)
     }
 
+    /// The modes that `events` set, by session (the last one of each session wins).
+    static func modes(of events: [NewEvent]) -> [String: String] {
+        var modes: [String: String] = [:]
+        for event in events where event.kind == UpdateKind.currentModeUpdate.rawValue {
+            if let mode = mode(of: SessionUpdate(rawBytes: event.updateJSON)) { modes[event.sessionID] = mode }
+        }
+        return modes
+    }
+
     /// The mode a `current_mode_update` sets, if the update is one.
     static func mode(of update: SessionUpdate) -> String? {
         if case .currentModeUpdate(let mode) = update.variant { return mode }

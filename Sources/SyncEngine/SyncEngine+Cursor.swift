@@ -66,11 +66,7 @@ extension SyncEngine {
     private func commit(_ batch: inout [NewEvent], cursor: Int64) throws -> Int {
         let events = batch
         batch = []
-        let outcome = try store.write {
-            let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor)
-            try recordModes(events)
-            return outcome
-        }
+        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor, settingModes: EventMapping.modes(of: events))
         report.eventsWritten += outcome.inserted
         return outcome.inserted
     }
@@ -97,48 +93,36 @@ extension SyncEngine {
     /// the mirror holds, and holds every update it announced).
     func applyLiveByCursor(_ updates: [LiveUpdate]) throws {
         var gapLogged = false
-        let inserted = try store.write {
-            var next = try store.historyCursor() + 1
-            var events: [NewEvent] = []
-            for update in updates {
-                guard let seq = update.seq else {
-                    if !seqlessUpdateLogged {
-                        seqlessUpdateLogged = true
-                        logger.warning("live updates without a seq from a history-cursor bridge; paging from the cursor instead",
-                                       metadata: ["session_id": "\(update.event.sessionID)"])
-                    }
-                    requestPaging()
-                    continue
+        // This engine is the mirror's one writer: the cursor cannot move between here and the append.
+        var next = try store.historyCursor() + 1
+        var events: [NewEvent] = []
+        for update in updates {
+            guard let seq = update.seq else {
+                if !seqlessUpdateLogged {
+                    seqlessUpdateLogged = true
+                    logger.warning("live updates without a seq from a history-cursor bridge; paging from the cursor instead",
+                                   metadata: ["session_id": "\(update.event.sessionID)"])
                 }
-                if seq < next { continue }
-                if seq > next {
-                    if !gapLogged {
-                        gapLogged = true
-                        logger.info("gap in live updates; paging from the cursor", metadata: ["cursor": "\(next - 1)", "seq": "\(seq)"])
-                    }
-                    requestPaging()
-                    continue
-                }
-                events.append(update.event)
-                next += 1
+                requestPaging()
+                continue
             }
-            guard !events.isEmpty else { return 0 }
-            let outcome = try store.appendEvents(events, advancingHistoryCursorTo: next - 1)
-            try recordModes(events)
-            return outcome.inserted
+            if seq < next { continue }
+            if seq > next {
+                if !gapLogged {
+                    gapLogged = true
+                    logger.info("gap in live updates; paging from the cursor", metadata: ["cursor": "\(next - 1)", "seq": "\(seq)"])
+                }
+                requestPaging()
+                continue
+            }
+            events.append(update.event)
+            next += 1
         }
-        report.eventsWritten += inserted
+        guard !events.isEmpty else { return }
+        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: next - 1, settingModes: EventMapping.modes(of: events))
+        report.eventsWritten += outcome.inserted
     }
 
-    /// Notes the mode of every mode update among `events`.
-    func recordModes(_ events: [NewEvent]) throws {
-        var modes: [String: String] = [:]
-        for event in events where event.kind == UpdateKind.currentModeUpdate.rawValue {
-            if let mode = EventMapping.mode(of: SessionUpdate(rawBytes: event.updateJSON)) { modes[event.sessionID] = mode }
-        }
-        guard !modes.isEmpty else { return }
-        try store.upsertSessions(modes.map { SessionRecord(sessionID: $0.key, mode: $0.value) })
-    }
 }
 
 /// A live update, mapped to what the mirror stores off the engine's thread.

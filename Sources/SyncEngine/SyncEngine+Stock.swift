@@ -65,11 +65,7 @@ extension SyncEngine {
     /// fetch confirms them.
     func applyProvisional(_ updates: [LiveUpdate]) throws {
         let events = updates.map(\.event)
-        let outcome = try store.write {
-            let outcome = try store.appendEvents(events)
-            try recordModes(events)
-            return outcome
-        }
+        let outcome = try store.appendEvents(events, settingModes: EventMapping.modes(of: events))
         report.eventsWritten += outcome.inserted
         let now = ContinuousClock.now
         for event in events { liveSessions[event.sessionID] = now }

@@ -265,15 +265,12 @@ public actor SyncEngine {
 
     func recordSuccess() throws {
         let counts = try store.counts()
-        var facts: [String: String?] = [
+        let facts: [String: String?] = [
             SyncStatusKey.lastSuccessAt: String(MirrorClock.system.now()),
             SyncStatusKey.lastError: nil,
             SyncStatusKey.sessions: String(counts.sessions),
             SyncStatusKey.events: String(counts.events),
         ]
-        if report.historyCursor {
-            facts[SyncStatusKey.historyCursor] = String(try store.historyCursor())
-        }
         try store.setStatus(facts)
     }
 

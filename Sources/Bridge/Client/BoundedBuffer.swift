@@ -11,24 +11,36 @@ import Synchronization
 /// `nil`. One producer and one consumer at a time (a second waiting one is a programming error).
 public final class BoundedBuffer<Element: Sendable>: Sendable {
     private struct State {
-        var elements: [(element: Element, bytes: Int)] = []
+        /// Waiting elements from `head` on; slots before it are emptied as they are taken (so
+        /// that nothing taken stays referenced) and dropped from time to time.
+        var slots: [(element: Element?, bytes: Int)] = []
         var head = 0
         var bytes = 0
         var finished = false
         var waitingProducer: CheckedContinuation<Bool, Never>?
         var waitingConsumer: CheckedContinuation<Void, Never>?
 
-        var count: Int { elements.count - head }
+        var count: Int { slots.count - head }
 
-        mutating func removeFirst() -> (element: Element, bytes: Int) {
-            let first = elements[head]
+        mutating func append(_ element: Element, bytes: Int) {
+            slots.append((element, bytes))
+            self.bytes += bytes
+        }
+
+        mutating func removeFirst() -> Element {
+            guard let element = slots[head].element else { preconditionFailure("BoundedBuffer: an empty slot past head") }
+            let size = slots[head].bytes
+            slots[head] = (nil, 0)
             head += 1
-            bytes -= first.bytes
-            if head >= 1024 && head * 2 >= elements.count {
-                elements.removeFirst(head)
+            bytes -= size
+            if head == slots.count {
+                slots.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64 && head * 2 >= slots.count {
+                slots.removeFirst(head)
                 head = 0
             }
-            return first
+            return element
         }
     }
 
@@ -67,8 +79,7 @@ public final class BoundedBuffer<Element: Sendable>: Sendable {
                 let fits = state.count == 0
                     || (state.count < elementLimit && state.bytes + bytes <= byteLimit)
                 guard fits else { return .full }
-                state.elements.append((element, bytes))
-                state.bytes += bytes
+                state.append(element, bytes: bytes)
                 defer { state.waitingConsumer = nil }
                 return .taken(consumer: state.waitingConsumer)
             }
@@ -111,7 +122,7 @@ public final class BoundedBuffer<Element: Sendable>: Sendable {
                 if state.count > 0 {
                     var taken: [Element] = []
                     taken.reserveCapacity(Swift.min(limit, state.count))
-                    while taken.count < limit, state.count > 0 { taken.append(state.removeFirst().element) }
+                    while taken.count < limit, state.count > 0 { taken.append(state.removeFirst()) }
                     defer { state.waitingProducer = nil }
                     return .taken(taken, producer: state.waitingProducer)
                 }

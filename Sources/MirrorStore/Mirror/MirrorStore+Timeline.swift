@@ -21,10 +21,8 @@ public struct TailReplacement: Sendable, Equatable {
     public var isUnchanged: Bool { removed == 0 && inserted == 0 }
 }
 
-/// An event with its place in its session's timeline decided.
-struct PlacedEvent {
-    var event: NewEvent
-    /// The session's key in the mirror (`sessions.session_no`).
+/// Where an event goes: its session's key in the mirror (`sessions.session_no`) and its ordinal.
+struct EventPlace {
     var sessionNo: Int64
     var ordinal: Int64
 }
@@ -37,26 +35,33 @@ extension MirrorStore {
     /// Events with a `seq` at or below the cursor are already mirrored and skipped (as are repeats
     /// within `events`), so re-applying a page is harmless. Sessions are created as needed. The
     /// cursor only moves forward.
+    ///
+    /// - Parameter modes: session modes that `events` set (session id → mode), recorded in the
+    ///   same transaction.
     @discardableResult
-    public func appendEvents(_ events: [NewEvent], advancingHistoryCursorTo cursor: Int64? = nil) throws -> AppendOutcome {
+    public func appendEvents(
+        _ events: [NewEvent],
+        advancingHistoryCursorTo cursor: Int64? = nil,
+        settingModes modes: [String: String] = [:]
+    ) throws -> AppendOutcome {
         try write {
             let now = clock.now()
             let fresh = try eventsNotYetMirrored(events)
             var sessions: [String: (number: Int64, nextOrdinal: Int64, appended: Int64, lastTS: Int64?)] = [:]
-            var placed: [PlacedEvent] = []
-            placed.reserveCapacity(fresh.count)
+            var places: [EventPlace] = []
+            places.reserveCapacity(fresh.count)
             for event in fresh {
                 var session = try sessions[event.sessionID] ?? {
                     let number = try touchSession(event.sessionID, now: now)
                     return (number, try nextOrdinal(inSession: number), 0, nil)
                 }()
-                placed.append(PlacedEvent(event: event, sessionNo: session.number, ordinal: session.nextOrdinal))
+                places.append(EventPlace(sessionNo: session.number, ordinal: session.nextOrdinal))
                 session.nextOrdinal += 1
                 session.appended += 1
                 if let timestamp = event.timestamp, timestamp > session.lastTS ?? .min { session.lastTS = timestamp }
                 sessions[event.sessionID] = session
             }
-            try insert(placed)
+            try insert(fresh, at: places)
             for session in sessions.values {
                 try database.run(
                     """
@@ -66,6 +71,9 @@ extension MirrorStore {
                     """,
                     [session.appended, session.lastTS, session.number]
                 )
+            }
+            for (sessionID, mode) in modes {
+                try database.run("UPDATE sessions SET mode = ? WHERE session_id = ?", [mode, sessionID])
             }
             let highestSeq = fresh.lazy.compactMap(\.seq).max()
             if let target = [cursor, highestSeq].compactMap({ $0 }).max() {
@@ -80,6 +88,14 @@ extension MirrorStore {
     private func eventsNotYetMirrored(_ events: [NewEvent]) throws -> [NewEvent] {
         guard events.contains(where: { $0.seq != nil }) else { return events }
         let mirroredUpTo = try historyCursor()
+        // A page in order past the cursor (the usual case) is kept as it is, without a copy.
+        var highest = mirroredUpTo
+        let inOrderPastCursor = events.allSatisfy { event in
+            guard let seq = event.seq else { return true }
+            defer { highest = seq }
+            return seq > highest
+        }
+        if inOrderPastCursor { return events }
         var seen = Set<Int64>()
         return events.filter { event in
             guard let seq = event.seq else { return true }
@@ -135,11 +151,7 @@ extension MirrorStore {
             }
             let firstOrdinal = try nextOrdinal(inSession: sessionNo)
             let tail = try eventsNotYetMirrored(Array(fetched[prefix...]))
-            try insert(tail.enumerated().map { offset, event in
-                var event = event
-                event.sessionID = sessionID
-                return PlacedEvent(event: event, sessionNo: sessionNo, ordinal: firstOrdinal + Int64(offset))
-            })
+            try insert(tail, at: tail.indices.map { EventPlace(sessionNo: sessionNo, ordinal: firstOrdinal + Int64($0)) })
             result.inserted = tail.count
             try database.run(
                 """
@@ -198,25 +210,27 @@ extension MirrorStore {
         )
     }
 
-    /// Inserts placed events, many rows per statement, with new event ids, and indexes their text
-    /// for search unless `defersSearchIndexing`; returns the first id (the others follow it in order).
+    /// Inserts events at their places (one per event; the session ids of `events` are not read),
+    /// many rows per statement, with new event ids, and indexes their text for search unless
+    /// `defersSearchIndexing`; returns the first id (the others follow it in order).
     @discardableResult
-    func insert(_ rows: [PlacedEvent]) throws -> Int64 {
-        let firstEventID = try allocateEventIDs(rows.count)
+    func insert(_ events: [NewEvent], at places: [EventPlace]) throws -> Int64 {
+        precondition(events.count == places.count, "one place per event")
+        let firstEventID = try allocateEventIDs(events.count)
         var eventID = firstEventID
-        var remaining = rows[...]
-        while !remaining.isEmpty {
-            let chunk = remaining.prefix(remaining.count >= Self.rowsPerInsert ? Self.rowsPerInsert : 1)
-            remaining = remaining.dropFirst(chunk.count)
-            let statement = try database.cachedStatement(Self.insertSQL(rows: chunk.count))
+        var start = 0
+        while start < events.count {
+            let rows = events.count - start >= Self.rowsPerInsert ? Self.rowsPerInsert : 1
+            let statement = try database.cachedStatement(Self.insertSQL(rows: rows))
             defer { statement.reset() }
             var index: Int32 = 1
-            for row in chunk {
-                let event = row.event
+            for offset in start..<(start + rows) {
+                let event = events[offset]
+                let place = places[offset]
                 try statement.bind(.integer(eventID), at: index)
                 eventID += 1
-                try statement.bind(.integer(row.sessionNo), at: index + 1)
-                try statement.bind(.integer(row.ordinal), at: index + 2)
+                try statement.bind(.integer(place.sessionNo), at: index + 1)
+                try statement.bind(.integer(place.ordinal), at: index + 2)
                 try statement.bind(event.seq.databaseValue, at: index + 3)
                 try statement.bind(event.timestamp.databaseValue, at: index + 4)
                 try statement.bind(.text(event.kind), at: index + 5)
@@ -228,8 +242,9 @@ extension MirrorStore {
                 index += 11
             }
             try statement.run()
+            start += rows
         }
-        if !rows.isEmpty && !defersSearchIndexing {
+        if !events.isEmpty && !defersSearchIndexing {
             try indexEventsForSearch(upTo: eventID - 1)
         }
         return firstEventID

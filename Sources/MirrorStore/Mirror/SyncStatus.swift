@@ -12,8 +12,6 @@ public enum SyncStatusKey {
     public static let lastSuccessAt = "last_success_at"
     public static let lastError = "last_error"
     public static let lastErrorAt = "last_error_at"
-    /// The history cursor after the last catch-up (history-cursor bridges).
-    public static let historyCursor = "history_cursor"
     /// Sessions and events in the mirror after the last catch-up.
     public static let sessions = "sessions"
     public static let events = "events"

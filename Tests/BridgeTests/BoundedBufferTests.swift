@@ -1,0 +1,77 @@
+import Bridge
+import Synchronization
+import Testing
+
+@Suite("Bounded buffer")
+struct BoundedBufferTests {
+    @Test("a fast producer waits for a slow consumer: the bound holds, nothing is lost, order is kept")
+    func boundHoldsUnderBurst() async throws {
+        let buffer = BoundedBuffer<Int>(elementLimit: 16, byteLimit: 1000)
+        let highest = Mutex(0)
+        let total = 20_000
+        async let produced: Int = {
+            var sent = 0
+            for value in 0..<total {
+                guard await buffer.send(value, bytes: 10) else { break }
+                sent += 1
+                let waiting = buffer.count
+                highest.withLock { $0 = max($0, waiting) }
+            }
+            buffer.finish()
+            return sent
+        }()
+        var received: [Int] = []
+        while true {
+            let batch = await buffer.take(upTo: 5)
+            if batch.isEmpty { break }
+            received += batch
+            if received.count % 1000 == 0 { await Task.yield() }
+        }
+        #expect(await produced == total)
+        #expect(received == Array(0..<total))
+        #expect(highest.withLock { $0 } <= 16)
+    }
+
+    @Test("the byte bound holds too, and one element larger than it still passes alone")
+    func byteBound() async throws {
+        let buffer = BoundedBuffer<String>(elementLimit: 100, byteLimit: 100)
+        #expect(await buffer.send("a", bytes: 60))
+        let second = Task { await buffer.send("b", bytes: 60) }
+        // The second waits: 120 bytes would be over the bound.
+        #expect(await buffer.take(upTo: 10) == ["a"])
+        #expect(await second.value)
+        #expect(await buffer.take(upTo: 10) == ["b"])
+        #expect(await buffer.send("huge", bytes: 1_000), "alone, an element over the bound passes")
+        #expect(await buffer.next() == "huge")
+    }
+
+    @Test("finish hands over what is left, then ends; later sends are refused")
+    func finish() async throws {
+        let buffer = BoundedBuffer<Int>(elementLimit: 4)
+        for value in 0..<3 { #expect(await buffer.send(value)) }
+        buffer.finish()
+        #expect(await buffer.send(9) == false)
+        #expect(await buffer.take(upTo: 10) == [0, 1, 2])
+        #expect(await buffer.take(upTo: 10).isEmpty)
+        #expect(await buffer.next() == nil)
+    }
+
+    @Test("a waiting producer and a waiting consumer end when cancelled or finished")
+    func waitersEnd() async throws {
+        let full = BoundedBuffer<Int>(elementLimit: 1)
+        #expect(await full.send(1))
+        let producer = Task { await full.send(2) }
+        producer.cancel()
+        #expect(await producer.value == false)
+
+        let empty = BoundedBuffer<Int>(elementLimit: 1)
+        let consumer = Task { await empty.take(upTo: 1) }
+        consumer.cancel()
+        #expect(await consumer.value.isEmpty)
+
+        let finished = BoundedBuffer<Int>(elementLimit: 1)
+        let reader = Task { await finished.next() }
+        finished.finish()
+        #expect(await reader.value == nil)
+    }
+}
