@@ -10,7 +10,7 @@ extension SyncEngine {
     ///
     /// Session metadata is asked for on the first sync and whenever new sessions appeared, so that
     /// catching up after a reconnect costs traffic in proportion to what changed.
-    func catchUpByCursor(_ client: BridgeClient) async throws {
+    func catchUpByCursor(_ client: any BridgeConnection) async throws {
         let startCursor = try store.historyCursor()
         let knownSessions = try store.sessionCount()
         var sessionCount = knownSessions
@@ -73,7 +73,7 @@ extension SyncEngine {
 
     /// Records every session's metadata from `tinyvex/history.sessions`; returns how many
     /// sessions there are and the highest `last_seq` among them.
-    private func mirrorSessionMetadata(_ client: BridgeClient) async throws -> (sessions: Int, lastSeq: Int64) {
+    private func mirrorSessionMetadata(_ client: any BridgeConnection) async throws -> (sessions: Int, lastSeq: Int64) {
         var count = 0
         var lastSeq: Int64 = 0
         var after: String?
@@ -141,8 +141,8 @@ struct FetchedPage: Sendable {
     var events: [NewEvent]
 
     /// Fetches and maps a page, in the calling task (not on the engine's thread).
-    static func fetch(from client: BridgeClient, since: Int64, limit: Int) async throws -> FetchedPage {
-        let page = try await client.historyChanges(since: since, limit: limit)
+    static func fetch(from client: any BridgeConnection, since: Int64, limit: Int) async throws -> FetchedPage {
+        let page = try await client.historyChanges(since: since, limit: limit, timeout: nil)
         return FetchedPage(since: since, next: page.next, hasMore: page.hasMore, events: page.items.map(EventMapping.event))
     }
 }

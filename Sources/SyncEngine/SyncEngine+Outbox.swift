@@ -9,7 +9,7 @@ extension SyncEngine {
     /// A refused prompt is marked failed with the bridge's message. A prompt whose answer is lost
     /// (timeout, connection gone) goes back to the queue when the bridge de-duplicates by
     /// `client_message_id`, and is marked unconfirmed otherwise; delivery stops there.
-    func deliverOutbox(_ client: BridgeClient) async throws {
+    func deliverOutbox(_ client: any BridgeConnection) async throws {
         outboxVersion = try store.dataVersion()
         for localID in try store.sessionsAwaitingCreation() {
             let serverID = try await client.newSession()
@@ -41,7 +41,7 @@ extension SyncEngine {
 
     /// Delivers prompts if the mirror changed since the outbox was last looked at (another
     /// process may have queued some).
-    func deliverOutboxIfChanged(_ client: BridgeClient) async throws {
+    func deliverOutboxIfChanged(_ client: any BridgeConnection) async throws {
         guard try store.dataVersion() != outboxVersion else { return }
         try await deliverOutbox(client)
     }

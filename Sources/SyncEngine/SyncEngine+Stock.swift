@@ -7,7 +7,7 @@ extension SyncEngine {
     /// Lists the recent sessions and refetches each whose watermark moved since its last fetch
     /// (plus those that had live updates). The watermark recorded is the bridge's own, so a
     /// session whose stored rows the bridge cannot all decode is not fetched again and again.
-    func catchUpByTimelines(_ client: BridgeClient) async throws {
+    func catchUpByTimelines(_ client: any BridgeConnection) async throws {
         let recent = try await client.recentSessions()
         try store.upsertSessions(recent.map {
             SessionRecord(sessionID: $0.sessionID, lastTS: $0.lastTS, serverEventCount: $0.messageCount)
@@ -36,9 +36,9 @@ extension SyncEngine {
     /// Fetches a session's timeline and makes it the mirrored one (keeping the common prefix).
     /// Returns the events written.
     @discardableResult
-    func refetch(_ sessionID: String, watermark: SessionWatermark?, client: BridgeClient) async throws -> Int {
+    func refetch(_ sessionID: String, watermark: SessionWatermark?, client: any BridgeConnection) async throws -> Int {
         let requestedAt = ContinuousClock.now
-        let items = try await client.sessionTimeline(sessionID: sessionID, timeout: .seconds(120))
+        let items = try await client.sessionTimeline(sessionID: sessionID, limit: nil, timeout: .seconds(120))
         // Read after the answer, since live events may have arrived meanwhile; from here to the
         // write nothing else runs on this actor. Live events of an earlier process came before
         // this request too.
@@ -72,7 +72,7 @@ extension SyncEngine {
     }
 
     /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.
-    func refetchQuietSessions(_ client: BridgeClient) async throws {
+    func refetchQuietSessions(_ client: any BridgeConnection) async throws {
         let now = ContinuousClock.now
         let quiet = liveSessions.filter { now - $0.value >= configuration.refetchAfterQuiet }.keys.sorted()
         guard !quiet.isEmpty else { return }

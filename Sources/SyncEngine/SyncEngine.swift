@@ -22,6 +22,8 @@ public actor SyncEngine {
     /// Keeps checkpoints out of the engine's commits.
     private let checkpointer: WALCheckpointer
     let configuration: SyncConfiguration
+    /// Opens each connection: over WebSocket, or in-process for tests.
+    private let connector: any BridgeConnector
     let logger: Logger
     private let observer: @Sendable (SyncEvent) -> Void
     private(set) var state: ConnectionState = .offline
@@ -43,15 +45,19 @@ public actor SyncEngine {
     /// - Parameters:
     ///   - mirrorPath: the mirror file (created and migrated if needed).
     ///   - observer: told of state changes, progress and problems, from the engine's executor.
+    ///   - connector: how to reach the bridge; by default over WebSocket at `configuration.bridgeURL`.
     public init(
         mirrorPath: String,
         configuration: SyncConfiguration,
         logger: Logger = Logger(label: "openagents.sync"),
+        connector: (any BridgeConnector)? = nil,
         observer: @escaping @Sendable (SyncEvent) -> Void = { _ in }
     ) throws {
         store = try MirrorStore(path: mirrorPath)
         checkpointer = WALCheckpointer(path: mirrorPath)
         self.configuration = configuration
+        self.connector = connector
+            ?? WebSocketBridgeConnector(url: configuration.bridgeURL, options: configuration.clientOptions, logger: logger)
         self.logger = logger
         self.observer = observer
         report = SyncReport(bridgeURL: configuration.bridgeURL, historyCursor: false, eventsWritten: 0, timelinesFetched: 0,
@@ -132,7 +138,7 @@ public actor SyncEngine {
     /// One connection's work, in one scope: the notification reader beside catch-up, prompt
     /// delivery and (when `staysLive`) the live loop. Returns once the work is done (`syncOnce`);
     /// throws when the connection is lost or a write fails. Every task ends with it.
-    private func runConnection(_ client: BridgeClient, staysLive: Bool) async throws {
+    private func runConnection(_ client: any BridgeConnection, staysLive: Bool) async throws {
         let (wakeUps, wakeLiveLoop) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wakeLiveLoop = wakeLiveLoop
         defer {
@@ -172,16 +178,10 @@ public actor SyncEngine {
         }
     }
 
-    private func connect(isRetry: Bool) async throws -> BridgeClient {
+    private func connect(isRetry: Bool) async throws -> any BridgeConnection {
         setState(.connecting)
         try store.setStatus([SyncStatusKey.bridgeURL: configuration.bridgeURL])
-        let client = try await BridgeClient.connect(
-            to: configuration.bridgeURL,
-            options: configuration.clientOptions,
-            isRetry: isRetry,
-            logger: logger,
-            onWebSocketOpen: { await self.setState(.handshaking) }
-        )
+        let client = try await connector.connect(isRetry: isRetry, onOpen: { await self.setState(.handshaking) })
         report.historyCursor = await client.capabilities.hasHistoryCursor
         pagingWanted = false
         seqlessUpdateLogged = false
@@ -190,7 +190,7 @@ public actor SyncEngine {
 
     /// Catches up with the bridge: settles prompts a stopped process left in flight, then pages
     /// the history (cursor bridges) or refetches the timelines whose watermark moved (stock).
-    private func catchUp(_ client: BridgeClient) async throws {
+    private func catchUp(_ client: any BridgeConnection) async throws {
         setState(.syncing)
         let hasCursor = await client.capabilities.hasHistoryCursor
         let settled = try store.settleInterruptedSends(canResendSafely: hasCursor)
@@ -205,14 +205,14 @@ public actor SyncEngine {
         try await mirrorThreads(client)
     }
 
-    private func mirrorThreads(_ client: BridgeClient) async throws {
+    private func mirrorThreads(_ client: any BridgeConnection) async throws {
         let threads = try await client.threads(topK: 10)
         try store.upsertThreads(threads.map(EventMapping.threadRecord))
     }
 
     /// Periodic work while live: pages over gaps, prompts queued by other processes, stock
     /// sessions to confirm.
-    private func tick(_ client: BridgeClient) async throws {
+    private func tick(_ client: any BridgeConnection) async throws {
         try await deliverOutboxIfChanged(client)
         if await !client.capabilities.hasHistoryCursor {
             try await refetchQuietSessions(client)
@@ -231,7 +231,7 @@ public actor SyncEngine {
     /// Applies the bridge's notifications until the connection ends: each time, everything that
     /// is waiting (up to `liveBatchLimit`) in one transaction. Reading and mapping run on the
     /// cooperative pool; only the write hops to the engine's thread.
-    private nonisolated func applyNotifications(from client: BridgeClient, hasCursor: Bool) async throws {
+    private nonisolated func applyNotifications(from client: any BridgeConnection, hasCursor: Bool) async throws {
         let limit = configuration.liveBatchLimit
         while true {
             let notifications = await client.notifications.take(upTo: limit)

@@ -12,13 +12,24 @@ extension MirrorStore {
 
     /// Indexes the text of every event not indexed yet, in one transaction; returns how many event
     /// ids it covered. Search finds an event only once it is indexed.
+    ///
+    /// After many events, the index is merged into one segment (FTS5 `'optimize'`, a third of a
+    /// second for a million events): otherwise the many segments a bulk insert leaves are merged
+    /// bit by bit in later small transactions, and a live commit now and then waits 300 ms for it.
     @discardableResult
     public func indexPendingSearchText() throws -> Int {
         try write {
             let lastEventID = try database.scalarInt64("SELECT value FROM counters WHERE name = 'event_id'") ?? 0
-            return try indexEventsForSearch(upTo: lastEventID)
+            let covered = try indexEventsForSearch(upTo: lastEventID)
+            if covered >= Self.searchIndexOptimizeThreshold {
+                try database.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')")
+            }
+            return covered
         }
     }
+
+    /// Events indexed at once beyond which the index is merged into one segment.
+    static let searchIndexOptimizeThreshold = 10_000
 
     /// Indexes the events above the watermark up to `lastEventID`, in the caller's transaction.
     @discardableResult

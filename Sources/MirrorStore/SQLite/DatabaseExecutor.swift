@@ -11,16 +11,18 @@ import Synchronization
 public final class DatabaseExecutor: SerialExecutor {
     private let queue = JobQueue()
 
-    /// Starts the thread, named `name` (as `top` and debuggers show it).
+    /// Starts the thread, named `name` (as `top`, `perf` and debuggers show it; at most 15 bytes).
     public init(name: String) {
         let queue = self.queue
         let executor = UnownedSerialExecutor(ordinary: self)
+        let threadName = String(decoding: name.utf8.prefix(15), as: UTF8.self)
         let thread = Thread {
+            // Named from inside: only then does Foundation pass the name on to the system.
+            Thread.current.name = threadName
             while let jobs = queue.waitForJobs() {
                 for job in jobs { job.runSynchronously(on: executor) }
             }
         }
-        thread.name = name
         thread.start()
     }
 
