@@ -178,7 +178,7 @@ extension MirrorStore {
             WHERE s.session_id = ? AND e.ordinal >= ? ORDER BY e.ordinal LIMIT ?
             """,
             [sessionID, range.fromOrdinal, range.limit ?? -1]
-        ) { Self.timelineEvent($0) }
+        ) { Self.timelineEvent($0, sessionID: sessionID) }
     }
 
     /// The event with this id, if mirrored.
@@ -194,10 +194,12 @@ extension MirrorStore {
     static let eventColumns =
         "e.event_id, s.session_id, e.ordinal, e.seq, e.ts, e.kind, e.text, e.update_json, e.content_hash, e.provisional, e.origin"
 
-    static func timelineEvent(_ row: Row) -> TimelineEvent {
+    /// - Parameter sessionID: the row's session when the caller knows it (one string for every
+    ///   row of a timeline instead of one each).
+    static func timelineEvent(_ row: Row, sessionID: String? = nil) -> TimelineEvent {
         TimelineEvent(
             eventID: row.int64(0),
-            sessionID: row.string(1),
+            sessionID: sessionID ?? row.string(1),
             ordinal: row.int64(2),
             seq: row.optionalInt64(3),
             timestamp: row.optionalInt64(4),
