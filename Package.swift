@@ -168,6 +168,17 @@ let package = Package(
             ],
             path: "tools/sync-bench"
         ),
+        .executableTarget(
+            name: "oa-burst-bench",
+            dependencies: [
+                "ToolSupport",
+                "Bridge",
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/burst-bench"
+        ),
 
         .target(
             name: "TestSupport",
