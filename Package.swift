@@ -169,6 +169,17 @@ let package = Package(
             path: "tools/sync-bench",
             exclude: ["sqlite-baseline.py"]
         ),
+        .executableTarget(
+            name: "oa-burst-bench",
+            dependencies: [
+                "ToolSupport",
+                "Bridge",
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/burst-bench"
+        ),
 
         .target(
             name: "TestSupport",

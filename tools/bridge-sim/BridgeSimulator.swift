@@ -333,6 +333,8 @@ actor BridgeSimulator {
             let seqs = try publish(updates.map { (session, JSONWriter.bytes(of: $0)) },
                                    delivery: params["delivery"]?.stringValue ?? "normal")
             return ["seqs": .array(seqs.map { .number($0) })]
+        case "_sim/burst":
+            return try burst(params)
         case "_sim/create_session":
             let id = params["session_id"]?.stringValue ?? UUID().uuidString
             try publish([(id, modeUpdate(params["mode"]?.stringValue ?? "codex"))])
@@ -367,6 +369,34 @@ actor BridgeSimulator {
                     "bytes_sent": .number(bytesSentByClosedConnections + connections.values.reduce(0) { $0 + $1.bytesSent })]
         default:
             throw JSONRPCError(code: -32601, message: "Unknown control method \(method)")
+        }
+    }
+
+    /// `_sim/burst`: stores the updates, then answers their seqs while a task broadcasts them to
+    /// the clients initialized now, each as fast as its socket takes them.
+    private func burst(_ params: JSONValue) throws -> JSONValue {
+        guard let session = params["session_id"]?.stringValue, let count = params["count"]?.int64Value,
+              (1...10_000_000).contains(count) else {
+            throw JSONRPCError(code: -32602, message: "_sim/burst needs session_id and count (1…10,000,000)")
+        }
+        let bytes = params["bytes"]?.int64Value ?? 1024
+        guard (1...(1 << 20)).contains(bytes) else { throw JSONRPCError(code: -32602, message: "_sim/burst: bytes must be 1…1,048,576") }
+        var burst = Burst(sessionID: session, count: Int(count), bytes: Int(bytes), withMeta: flavor == .cursor)
+        try history.append(&burst, now: Self.nowMilliseconds)
+        let targets = initialized.sorted().compactMap { connections[$0] }
+        let stored = burst
+        // Like the other broadcasts after an answer: the answer is queued first, then this runs.
+        Task { await Self.broadcast(stored, to: targets) }
+        return ["first_seq": .number(burst.firstSeq), "last_seq": .number(burst.lastSeq)]
+    }
+
+    /// Sends every update of a stored burst to each connection, one child task per connection,
+    /// each paced by its socket (a slow client holds back only itself).
+    private static func broadcast(_ burst: Burst, to connections: [SimulatorConnection]) async {
+        await withTaskGroup(of: Void.self) { group in
+            for connection in connections {
+                group.addTask { await connection.sendPaced(count: burst.count, frame: burst.notification) }
+            }
         }
     }
 

@@ -5,6 +5,9 @@ import WSCore
 
 /// One client connection of the simulator: frames to it go through a queue, so that everything
 /// sent to a connection keeps the order it was queued in.
+///
+/// `send` queues without waiting (the queue is unbounded: fine for answers and small batches);
+/// `sendPaced` waits for the socket, for bursts of any length.
 final class SimulatorConnection: Sendable {
     let id: Int
     private let queue: AsyncStream<(bytes: [UInt8], binary: Bool)>.Continuation
@@ -12,6 +15,22 @@ final class SimulatorConnection: Sendable {
     private let channel: any Channel
     private let open = Atomic<Bool>(true)
     private let sentBytes = Atomic<Int>(0)
+    private let backlog = Mutex(Backlog())
+
+    /// Frames queued and not yet written, and the senders waiting for the queue to shrink.
+    private struct Backlog {
+        var queued = 0
+        /// True once the writer stopped: nothing queued will be written any more.
+        var closed = false
+        var waiters: [(lowWater: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Removes and returns the waiters that may go on.
+        mutating func takeReadyWaiters() -> [CheckedContinuation<Void, Never>] {
+            let ready = waiters.filter { closed || queued <= $0.lowWater }.map(\.continuation)
+            if !ready.isEmpty { waiters.removeAll { closed || queued <= $0.lowWater } }
+            return ready
+        }
+    }
 
     init(id: Int, channel: any Channel) {
         self.id = id
@@ -21,7 +40,33 @@ final class SimulatorConnection: Sendable {
 
     /// Queues a frame: text, or binary (which a bridge may also send JSON in).
     func send(_ bytes: [UInt8], binary: Bool = false) {
+        backlog.withLock { $0.queued += 1 }
         queue.yield((bytes, binary))
+    }
+
+    /// Sends `count` text frames, made one at a time by `frame(index)`, as fast as the client's
+    /// socket takes them: never more than `window` of them wait in the queue. Returns early when
+    /// the connection ends. Frames queued meanwhile by `send` may come between them.
+    func sendPaced(count: Int, window: Int = 256, frame: (Int) -> [UInt8]) async {
+        for index in 0..<count {
+            if backlog.withLock({ $0.queued >= window }) {
+                await waitForBacklog(atMost: window / 2)
+            }
+            guard isOpen, !backlog.withLock({ $0.closed }) else { return }
+            send(frame(index))
+        }
+    }
+
+    /// Waits until at most `lowWater` frames are queued, or the writer stopped.
+    private func waitForBacklog(atMost lowWater: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let goOn = backlog.withLock { backlog -> Bool in
+                if backlog.closed || backlog.queued <= lowWater { return true }
+                backlog.waiters.append((lowWater, continuation))
+                return false
+            }
+            if goOn { continuation.resume() }
+        }
     }
 
     /// Payload bytes written to this connection so far.
@@ -35,11 +80,13 @@ final class SimulatorConnection: Sendable {
         open.store(false, ordering: .relaxed)
         queue.finish()
         channel.close(promise: nil)
+        closeBacklog()
     }
 
     /// Writes queued frames until the connection ends; with `closeAfterFrames`, drops the
     /// connection right after writing that many.
     func runWriter(_ outbound: WebSocketOutboundWriter, closeAfterFrames: Int?) async {
+        defer { closeBacklog() }
         var written = 0
         for await frame in frames {
             do {
@@ -53,6 +100,11 @@ final class SimulatorConnection: Sendable {
             }
             written += 1
             sentBytes.add(frame.bytes.count, ordering: .relaxed)
+            let ready = backlog.withLock { backlog in
+                backlog.queued -= 1
+                return backlog.takeReadyWaiters()
+            }
+            ready.forEach { $0.resume() }
             if let closeAfterFrames, written >= closeAfterFrames {
                 drop()
                 return
@@ -64,5 +116,15 @@ final class SimulatorConnection: Sendable {
     func finish() {
         open.store(false, ordering: .relaxed)
         queue.finish()
+        closeBacklog()
+    }
+
+    /// Nothing queued will be written any more: lets every waiting sender go.
+    private func closeBacklog() {
+        let waiters = backlog.withLock { backlog in
+            backlog.closed = true
+            return backlog.takeReadyWaiters()
+        }
+        waiters.forEach { $0.resume() }
     }
 }

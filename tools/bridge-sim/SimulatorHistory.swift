@@ -84,6 +84,44 @@ final class SimulatorHistory {
         }
     }
 
+    /// Stores a burst's updates, `Burst.transactionSize` a transaction, and sets its `firstSeq`
+    /// and `transactionTimes`: the updates of a transaction share a time, `now()` or just after
+    /// the session's last. Unlike `append`, does not parse the updates (none is a mode update).
+    ///
+    /// - Throws: when SQLite fails (the transactions before stay), or if the seqs were not
+    ///   contiguous (they are, as long as this connection is the file's only writer).
+    func append(_ burst: inout Burst, now: () -> Int64) throws {
+        var firstSeq: Int64?
+        for start in stride(from: 0, to: burst.count, by: Burst.transactionSize) {
+            let end = min(start + Burst.transactionSize, burst.count)
+            let previous = sessions[burst.sessionID]
+            let ts = max(now(), (previous?.lastTS ?? 0) + 1)
+            let lastSeq = try database.writeTransaction {
+                var seq: Int64 = 0
+                for index in start..<end {
+                    try database.run(
+                        "INSERT INTO acp_events (session_id, seq, ts, update_json) VALUES (?, 0, ?, ?)",
+                        [burst.sessionID, ts, DatabaseValue.textBytes(burst.update(index))]
+                    )
+                    seq = database.lastInsertRowID
+                    let first = firstSeq ?? seq
+                    firstSeq = first
+                    guard seq == first + Int64(index) else {
+                        throw JSONRPCError(code: -32603, message: "the burst's seqs are not contiguous: \(seq) for update \(index) after \(first)")
+                    }
+                }
+                return seq
+            }
+            var stats = previous ?? SessionStats(lastTS: ts, count: 0, lastSeq: lastSeq)
+            stats.lastTS = ts
+            stats.count += Int64(end - start)
+            stats.lastSeq = lastSeq
+            sessions[burst.sessionID] = stats
+            burst.transactionTimes.append(ts)
+        }
+        burst.firstSeq = firstSeq ?? 0
+    }
+
     /// The `limit` sessions with the newest events.
     func recentSessions(limit: Int) -> [(id: String, stats: SessionStats)] {
         sessions.map { (id: $0.key, stats: $0.value) }

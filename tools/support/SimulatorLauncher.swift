@@ -12,17 +12,31 @@ public enum SimulatorLauncher {
     }
 
     /// Runs `executable` with `arguments` and reads its standard output up to the ready line.
-    public static func start(executable: URL, arguments: [String]) throws -> Started {
+    ///
+    /// - Parameter timeout: how long it may take to be ready (seeding a history included); past
+    ///   it the simulator is killed and this throws. Nil: no limit.
+    public static func start(executable: URL, arguments: [String], timeout: Duration? = nil) throws -> Started {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        // A watchdog kills a simulator that is not ready in time: its pipe closes, and the
+        // blocking read below ends.
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout.components.seconds * 1000)), execute: watchdog)
+        }
+        defer { watchdog.cancel() }
         var buffer = Data()
         while !buffer.contains(0x0A) {
             let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw LaunchError("oa-bridge-sim exited before it was ready: \(String(decoding: buffer, as: UTF8.self))") }
+            guard !chunk.isEmpty else {
+                let limit = timeout.map { " (or was not ready within \($0))" } ?? ""
+                throw LaunchError("oa-bridge-sim exited before it was ready\(limit): \(String(decoding: buffer, as: UTF8.self))")
+            }
             buffer.append(chunk)
         }
         let line = String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
