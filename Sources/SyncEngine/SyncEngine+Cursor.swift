@@ -20,8 +20,12 @@ extension SyncEngine {
         }
         let started = ContinuousClock.now
         var written = 0
+        catchingUp = true
         store.defersSearchIndexing = true
-        defer { store.defersSearchIndexing = false }
+        defer {
+            catchingUp = false
+            store.defersSearchIndexing = false
+        }
         let pageSize = configuration.changesPageSize
         var batch: [NewEvent] = []
         var batchCursor = startCursor
@@ -91,7 +95,7 @@ extension SyncEngine {
     /// the cursor are appended with it; those already mirrored are ignored; one past a gap, or
     /// without a seq, makes the live loop page from the cursor instead (the history decides what
     /// the mirror holds, and holds every update it announced).
-    func applyLiveByCursor(_ updates: [LiveUpdate]) throws {
+    func applyLiveByCursor(_ updates: [LiveUpdate], moreWaiting: Bool) throws {
         var gapLogged = false
         // This engine is the mirror's one writer: the cursor cannot move between here and the append.
         var next = try store.historyCursor() + 1
@@ -119,6 +123,7 @@ extension SyncEngine {
             next += 1
         }
         guard !events.isEmpty else { return }
+        deferSearchIndexingDuringBursts(moreWaiting: moreWaiting)
         let outcome = try store.appendEvents(events, advancingHistoryCursorTo: next - 1, settingModes: EventMapping.modes(of: events))
         report.eventsWritten += outcome.inserted
     }

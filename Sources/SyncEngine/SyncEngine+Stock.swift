@@ -63,8 +63,9 @@ extension SyncEngine {
 
     /// Shows live updates at once, in one transaction, provisional until their session's next
     /// fetch confirms them.
-    func applyProvisional(_ updates: [LiveUpdate]) throws {
+    func applyProvisional(_ updates: [LiveUpdate], moreWaiting: Bool) throws {
         let events = updates.map(\.event)
+        deferSearchIndexingDuringBursts(moreWaiting: moreWaiting)
         let outcome = try store.appendEvents(events, settingModes: EventMapping.modes(of: events))
         report.eventsWritten += outcome.inserted
         let now = ContinuousClock.now

@@ -38,6 +38,8 @@ public actor SyncEngine {
     var pagingWanted = false
     /// Whether a seq-less update was logged on this connection (once is enough).
     var seqlessUpdateLogged = false
+    /// True while a history-cursor catch-up runs (it indexes for search once, at its end).
+    var catchingUp = false
     /// Wakes the live loop before its next tick (a gap to page over).
     private var wakeLiveLoop: AsyncStream<Void>.Continuation?
     var report: SyncReport
@@ -213,6 +215,9 @@ public actor SyncEngine {
     /// Periodic work while live: pages over gaps, prompts queued by other processes, stock
     /// sessions to confirm.
     private func tick(_ client: any BridgeConnection) async throws {
+        if !store.defersSearchIndexing {
+            try store.indexPendingSearchText(atMost: MirrorStore.searchIndexingPerWrite)
+        }
         try await deliverOutboxIfChanged(client)
         if await !client.capabilities.hasHistoryCursor {
             try await refetchQuietSessions(client)
@@ -220,6 +225,14 @@ public actor SyncEngine {
             pagingWanted = false
             try await catchUpByCursor(client)
         }
+    }
+
+    /// Live updates are indexed for search with their commit, except during a burst (more were
+    /// already waiting when the batch was taken): indexing then waits until the burst is absorbed,
+    /// and follows in bounded steps (the next commits and ticks), so that a burst is absorbed at
+    /// the speed of its rows alone and no commit after it waits long.
+    func deferSearchIndexingDuringBursts(moreWaiting: Bool) {
+        store.defersSearchIndexing = catchingUp || moreWaiting
     }
 
     /// Asks the live loop to page from the cursor at once rather than at its next tick.
@@ -236,15 +249,16 @@ public actor SyncEngine {
         while true {
             let notifications = await client.notifications.take(upTo: limit)
             guard !notifications.isEmpty else { return try Task.checkCancellation() }
+            let moreWaiting = client.notifications.count > 0
             let updates = notifications.compactMap { notification -> LiveUpdate? in
                 guard case .sessionUpdate(let update) = notification else { return nil }
                 return LiveUpdate(seq: update.seq, event: EventMapping.event(update))
             }
             guard !updates.isEmpty else { continue }
             if hasCursor {
-                try await applyLiveByCursor(updates)
+                try await applyLiveByCursor(updates, moreWaiting: moreWaiting)
             } else {
-                try await applyProvisional(updates)
+                try await applyProvisional(updates, moreWaiting: moreWaiting)
             }
         }
     }

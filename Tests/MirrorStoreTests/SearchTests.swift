@@ -54,6 +54,26 @@ struct SearchTests {
         try expectIndexIntact()
     }
 
+    @Test("indexing put off is caught up later, oldest first and in bounded steps; deletes before it are harmless")
+    func deferredIndexing() throws {
+        store.defersSearchIndexing = true
+        try store.appendEvents(["kilo one", "kilo two", "kilo three", "lima"].enumerated().map {
+            messageEvent("s", seq: Int64($0.offset + 1), text: $0.element)
+        })
+        #expect(try store.search("kilo").isEmpty, "not indexed yet")
+        try store.replaceTimelineTail(sessionID: "t", with: [messageEvent("t", text: "mike")])
+        try store.database.run("DELETE FROM events WHERE text = 'kilo two'")
+        #expect(try store.indexPendingSearchText(atMost: 2) == 2)
+        #expect(try store.search("kilo").map(\.snippet) == ["[kilo] one"])
+        store.defersSearchIndexing = false
+        try store.appendEvents([messageEvent("s", seq: 5, text: "kilo five")])
+        #expect(try store.searchIndexedUpTo() == 6)
+        #expect(try store.search("kilo").count == 3)
+        #expect(try store.search("mike").count == 1)
+        #expect(try store.indexPendingSearchText() == 0)
+        try expectIndexIntact()
+    }
+
     @Test("search text is words, never FTS syntax")
     func plainWords() throws {
         try store.appendEvents([messageEvent("s", seq: 1, text: #"say "hi" AND NOT bye (really)"#)])

@@ -43,6 +43,9 @@ struct InProcessEngineTests {
             let pagedOverTheGap = try await eventually { try reader.historyCursor() == 7_002 }
             #expect(pagedOverTheGap)
             #expect(await bridge.changesAskedSince.contains(7_000))
+            // Indexing for search, put off during the burst, catches up once it is over.
+            let indexed = try await eventually { try reader.searchIndexedUpTo() == 7_002 }
+            #expect(indexed)
             group.cancelAll()
         }
         await engine.finish()

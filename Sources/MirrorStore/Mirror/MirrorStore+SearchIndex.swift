@@ -1,7 +1,7 @@
 /// Feeding the full-text index.
 ///
 /// The index (`events_fts`) is filled by the store rather than by a trigger per row: in bulk, once
-/// per transaction, or once after a long catch-up (`defersSearchIndexing`). The counter
+/// per transaction, or once after a long catch-up or a burst (`defersSearchIndexing`). The counter
 /// `search_indexed` is the highest event id up to which every event is indexed; events above it
 /// are not indexed yet. Ids only grow, so what is missing is always the newest events.
 extension MirrorStore {
@@ -10,32 +10,40 @@ extension MirrorStore {
         try database.scalarInt64("SELECT value FROM counters WHERE name = 'search_indexed'") ?? 0
     }
 
-    /// Indexes the text of every event not indexed yet, in one transaction; returns how many event
-    /// ids it covered. Search finds an event only once it is indexed.
-    ///
-    /// After many events, the index is merged into one segment (FTS5 `'optimize'`, a third of a
-    /// second for a million events): otherwise the many segments a bulk insert leaves are merged
-    /// bit by bit in later small transactions, and a live commit now and then waits 300 ms for it.
+    /// Indexes the text of the events not indexed yet, oldest first, at most `limit` of them, in
+    /// one transaction; returns how many event ids it covered. Search finds an event only once it
+    /// is indexed.
     @discardableResult
-    public func indexPendingSearchText() throws -> Int {
-        try write {
-            let lastEventID = try database.scalarInt64("SELECT value FROM counters WHERE name = 'event_id'") ?? 0
-            let covered = try indexEventsForSearch(upTo: lastEventID)
-            if covered >= Self.searchIndexOptimizeThreshold {
-                try database.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')")
-            }
-            return covered
+    public func indexPendingSearchText(atMost limit: Int = .max) throws -> Int {
+        // Nothing pending (the usual case) costs a read, not a write transaction.
+        guard try newestEventID() > searchIndexedUpTo() else { return 0 }
+        return try write {
+            try indexEventsForSearch(upTo: try newestEventID(), atMost: limit)
         }
     }
+
+    /// The last event id handed out.
+    private func newestEventID() throws -> Int64 {
+        try database.scalarInt64("SELECT value FROM counters WHERE name = 'event_id'") ?? 0
+    }
+
+    /// Events indexed in the transaction that writes new ones, at most, when a backlog waits (the
+    /// rest follows with later transactions): a commit after a burst stays short.
+    public static let searchIndexingPerWrite = 20_000
 
     /// Events indexed at once beyond which the index is merged into one segment.
     static let searchIndexOptimizeThreshold = 10_000
 
     /// Indexes the events above the watermark up to `lastEventID`, in the caller's transaction.
+    ///
+    /// After many events, the index is merged into one segment (FTS5 `'optimize'`, a third of a
+    /// second for a million events): otherwise the many segments a bulk insert leaves are merged
+    /// bit by bit in later small transactions, and a live commit now and then waits 300 ms for it.
     @discardableResult
-    func indexEventsForSearch(upTo lastEventID: Int64) throws -> Int {
+    func indexEventsForSearch(upTo newestEventID: Int64, atMost limit: Int = .max) throws -> Int {
         let indexedUpTo = try searchIndexedUpTo()
-        guard lastEventID > indexedUpTo else { return 0 }
+        guard newestEventID > indexedUpTo else { return 0 }
+        let lastEventID = limit >= newestEventID - indexedUpTo ? newestEventID : indexedUpTo + Int64(limit)
         try database.run(
             """
             INSERT INTO events_fts (rowid, text)
@@ -47,6 +55,10 @@ extension MirrorStore {
             "INSERT INTO counters (name, value) VALUES ('search_indexed', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
             [lastEventID]
         )
-        return Int(lastEventID - indexedUpTo)
+        let covered = Int(lastEventID - indexedUpTo)
+        if covered >= Self.searchIndexOptimizeThreshold {
+            try database.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')")
+        }
+        return covered
     }
 }

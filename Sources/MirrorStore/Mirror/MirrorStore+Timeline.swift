@@ -247,7 +247,7 @@ extension MirrorStore {
             start += rows
         }
         if !events.isEmpty && !defersSearchIndexing {
-            try indexEventsForSearch(upTo: eventID - 1)
+            try indexEventsForSearch(upTo: eventID - 1, atMost: Self.searchIndexingPerWrite)
         }
         return firstEventID
     }

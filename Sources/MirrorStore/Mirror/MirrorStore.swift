@@ -29,8 +29,9 @@ public final class MirrorStore {
     public var path: String { database.path }
     let clock: MirrorClock
     /// When true, events written are not indexed for search until `indexPendingSearchText()`:
-    /// for a long catch-up, where indexing once at the end costs far less than per transaction.
-    /// Events written while it is false index every pending one with them.
+    /// for a long catch-up or a burst, where indexing once at the end costs less than per
+    /// transaction. Events written while it is false are indexed with them, after the pending ones
+    /// (up to `searchIndexingPerWrite` in all).
     public var defersSearchIndexing = false
 
     /// Opens the mirror at `path`.
