@@ -24,6 +24,7 @@ public final class CommandContext {
         }
         do {
             let store = try MirrorStore(path: mirrorPath, clock: clock)
+            try store.mapForReading()
             openedStore = store
             return store
         } catch {

@@ -51,7 +51,7 @@ struct InProcessEngineTests {
         await engine.finish()
 
         let mirrored = try reader.database.query(
-            "SELECT e.seq, s.session_id, e.update_json FROM events e JOIN sessions s USING (session_no) ORDER BY e.event_id"
+            "SELECT e.seq, s.session_id, e.update_json FROM events e JOIN sessions s USING (session_no) ORDER BY e.seq"
         ) { ($0.int64(0), $0.string(1), $0.bytes(2)) }
         let history = await bridge.history
         #expect(mirrored.count == history.count)

@@ -61,7 +61,12 @@ extension MirrorStore {
                 if let timestamp = event.timestamp, timestamp > session.lastTS ?? .min { session.lastTS = timestamp }
                 sessions[event.sessionID] = session
             }
-            try insert(fresh, at: places)
+            // Rows go in session by session: a timeline then lies in runs of neighbouring rows
+            // (one per transaction) instead of one row per page among every other session's.
+            let order = places.indices.sorted {
+                (places[$0].sessionNo, places[$0].ordinal) < (places[$1].sessionNo, places[$1].ordinal)
+            }
+            try insert(fresh, at: places, inOrder: order)
             for session in sessions.values {
                 try database.run(
                     """
@@ -213,11 +218,12 @@ extension MirrorStore {
     }
 
     /// Inserts events at their places (one per event; the session ids of `events` are not read),
-    /// many rows per statement, with new event ids, and indexes their text for search unless
-    /// `defersSearchIndexing`; returns the first id (the others follow it in order).
+    /// in the order of the indices `order` (default: as given), many rows per statement, with new
+    /// event ids in that order, and indexes their text for search unless `defersSearchIndexing`;
+    /// returns the first id (the others follow it).
     @discardableResult
-    func insert(_ events: [NewEvent], at places: [EventPlace]) throws -> Int64 {
-        precondition(events.count == places.count, "one place per event")
+    func insert(_ events: [NewEvent], at places: [EventPlace], inOrder order: [Int]? = nil) throws -> Int64 {
+        precondition(events.count == places.count && (order?.count ?? events.count) == events.count, "one place per event")
         let firstEventID = try allocateEventIDs(events.count)
         var eventID = firstEventID
         var start = 0
@@ -226,7 +232,8 @@ extension MirrorStore {
             let statement = try database.cachedStatement(Self.insertSQL(rows: rows))
             defer { statement.reset() }
             var index: Int32 = 1
-            for offset in start..<(start + rows) {
+            for position in start..<(start + rows) {
+                let offset = order?[position] ?? position
                 let event = events[offset]
                 let place = places[offset]
                 try statement.bind(.integer(eventID), at: index)

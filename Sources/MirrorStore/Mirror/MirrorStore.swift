@@ -64,10 +64,7 @@ public final class MirrorStore {
         }
         try database.setPageCacheSize(kibibytes: Self.pageCacheKiB)
         if mode == .readOnly {
-            // Events lie in the order they arrived: a long timeline is read from thousands of
-            // pages. Mapped (up to 1 GiB), they are read in place rather than copied in by a system
-            // call each.
-            try database.execute("PRAGMA mmap_size = 1073741824")
+            try mapForReading()
         }
         if version < targetVersion {
             guard mode == .readWrite else {
@@ -75,6 +72,14 @@ public final class MirrorStore {
             }
             try migrate(to: targetVersion)
         }
+    }
+
+    /// Reads the file through a memory map (up to 1 GiB) rather than a system call per page: for
+    /// connections that mostly read. Events lie in the order they arrived, so a long timeline is
+    /// read from thousands of pages; mapped, they are read in place instead of being copied in.
+    /// (The writer of a long sync does without: the pages it touches would count as its memory.)
+    public func mapForReading() throws {
+        try database.execute("PRAGMA mmap_size = 1073741824")
     }
 
     /// The schema version recorded in the file.
