@@ -159,6 +159,7 @@ public actor SyncEngine {
                 try await self.deliverOutbox(client)
                 try await self.recordSuccess()
                 guard staysLive else { return true }
+                try await self.releaseMemory()
                 await self.setState(.live)
                 for await _ in wakeUps {
                     try await self.tick(client)
@@ -233,6 +234,11 @@ public actor SyncEngine {
     /// the speed of its rows alone and no commit after it waits long.
     func deferSearchIndexingDuringBursts(moreWaiting: Bool) {
         store.defersSearchIndexing = catchingUp || moreWaiting
+    }
+
+    /// What a catch-up held in memory goes back to the system before the engine waits live.
+    private func releaseMemory() throws {
+        try store.releaseMemory()
     }
 
     /// Asks the live loop to page from the cursor at once rather than at its next tick.

@@ -155,6 +155,19 @@ public final class MirrorStore {
         try database.scalarInt64("PRAGMA data_version") ?? 0
     }
 
+    /// Gives back to the system the memory that the connection's page cache and the C allocator
+    /// hold without using it: after a long catch-up, before the process waits for updates for hours.
+    public func releaseMemory() throws {
+        try database.execute("PRAGMA shrink_memory")
+        #if canImport(Glibc)
+        // glibc keeps freed memory for reuse; malloc_trim hands it back. Its header is not part of
+        // the Glibc module, so it is looked up by name (RTLD_DEFAULT is a null handle).
+        if let symbol = dlsym(nil, "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)(0)
+        }
+        #endif
+    }
+
     /// Copies the write-ahead log into the database file and empties it, so that the file alone
     /// holds everything (for a copy or a backup). Waits for readers to finish with the log.
     public func checkpoint() throws {
