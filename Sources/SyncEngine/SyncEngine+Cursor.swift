@@ -96,7 +96,6 @@ extension SyncEngine {
     /// without a seq, makes the live loop page from the cursor instead (the history decides what
     /// the mirror holds, and holds every update it announced).
     func applyLiveByCursor(_ updates: [LiveUpdate], moreWaiting: Bool) throws {
-        var gapLogged = false
         // This engine is the mirror's one writer: the cursor cannot move between here and the append.
         var next = try store.historyCursor() + 1
         var events: [NewEvent] = []
@@ -112,10 +111,11 @@ extension SyncEngine {
             }
             if seq < next { continue }
             if seq > next {
-                if !gapLogged {
-                    gapLogged = true
-                    logger.info("gap in live updates; paging from the cursor", metadata: ["cursor": "\(next - 1)", "seq": "\(seq)"])
-                }
+                // Expected while a catch-up pages (the bridge goes on announcing): said once a
+                // connection, then at debug level.
+                logger.log(level: gapLogged ? .debug : .info, "gap in live updates; paging from the cursor",
+                           metadata: ["cursor": "\(next - 1)", "seq": "\(seq)"])
+                gapLogged = true
                 requestPaging()
                 continue
             }

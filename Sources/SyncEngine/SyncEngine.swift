@@ -38,6 +38,8 @@ public actor SyncEngine {
     var pagingWanted = false
     /// Whether a seq-less update was logged on this connection (once is enough).
     var seqlessUpdateLogged = false
+    /// Whether a gap in live updates was logged at info level on this connection.
+    var gapLogged = false
     /// True while a history-cursor catch-up runs (it indexes for search once, at its end).
     var catchingUp = false
     /// Wakes the live loop before its next tick (a gap to page over).
@@ -188,6 +190,7 @@ public actor SyncEngine {
         report.historyCursor = await client.capabilities.hasHistoryCursor
         pagingWanted = false
         seqlessUpdateLogged = false
+        gapLogged = false
         return client
     }
 

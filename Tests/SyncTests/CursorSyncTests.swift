@@ -92,6 +92,26 @@ struct CursorSyncTests {
         try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
     }
 
+    @Test("a burst of live updates while oa-sync pages its catch-up: no deadlock, nothing lost, nothing twice")
+    func burstDuringCatchUp() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (20, 20_000))
+        let control = try await SimulatorControl(url: simulator.url)
+        try await control.call("create_session", ["session_id": "BURST"])
+        let mirror = directory.path("mirror.sqlite")
+        // Small pages: the catch-up is still paging while thousands of notifications arrive, more
+        // than the client buffers; its answers queue behind them.
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "100"])
+        try sync.waitForState("syncing")
+        let burst = try await control.call("burst", ["session_id": "BURST", "count": 10_000, "bytes": 300])
+        let lastSeq = try #require(burst["last_seq"]?.int64Value)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let caughtUp = try await eventually(timeout: .seconds(120)) { try store.historyCursor() >= lastSeq }
+        #expect(caughtUp)
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        #expect(sync.terminate() == 0)
+    }
+
     @Test("events made while oa-sync was cut off arrive after it reconnects, from its cursor")
     func eventsWhileOffline() async throws {
         let live = try await LiveSampleSync(flavor: "cursor")

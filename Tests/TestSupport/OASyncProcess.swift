@@ -4,7 +4,10 @@ import Foundation
 /// The real `oa-sync` binary, run by a test.
 public final class OASyncProcess {
     private let process = Process()
-    private let errorOutput = Pipe()
+    /// Where its standard error goes: a file, not a pipe, so that a chatty oa-sync never waits for
+    /// the test to read (a full pipe would stop it mid-write).
+    private let logPath = FileManager.default.temporaryDirectory.appending(path: "oa-sync-log-\(UUID().uuidString)").path
+    private let logReader: FileHandle
     private var buffer = Data()
 
     /// What a finished run printed and returned.
@@ -40,13 +43,19 @@ public final class OASyncProcess {
         process.arguments = ["--bridge", bridge, "--db", database, "--log-format", "json", "--verbose",
                              "--backoff-initial-ms", "20", "--backoff-cap-ms", "200", "--refetch-after-quiet-ms", "100",
                              "--handshake-timeout-ms", "20000"] + extraArguments
-        process.standardError = errorOutput
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let logWriter = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        defer { try? logWriter.close() }
+        logReader = try FileHandle(forReadingFrom: URL(fileURLWithPath: logPath))
+        process.standardError = logWriter
         process.standardOutput = FileHandle.nullDevice
         try process.run()
     }
 
     deinit {
         kill()
+        try? logReader.close()
+        try? FileManager.default.removeItem(atPath: logPath)
     }
 
     /// Reads log lines until one satisfies `predicate`; fails if the process ends first, or when
@@ -65,10 +74,20 @@ public final class OASyncProcess {
         try waitForLog(timeout: timeout) { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == state }
     }
 
-    /// SIGTERM, then waits; returns the exit status.
+    /// SIGTERM, then waits (reading what it logs meanwhile, so that a full pipe cannot hold it
+    /// up) for at most `timeout`; past it, SIGKILL. Returns the exit status (-1 when it had to be
+    /// killed).
     @discardableResult
-    public func terminate() -> Int32 {
+    public func terminate(timeout: Duration = .seconds(30)) -> Int32 {
         process.terminate()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        guard !process.isRunning else {
+            kill()
+            return -1
+        }
         process.waitUntilExit()
         return process.terminationStatus
     }
@@ -82,6 +101,8 @@ public final class OASyncProcess {
 
     public var isRunning: Bool { process.isRunning }
 
+    /// The next line it logged, waiting for it until `deadline` (the log file is looked at every
+    /// 10 ms).
     private func readLine(before deadline: ContinuousClock.Instant) throws -> String {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
@@ -89,14 +110,15 @@ public final class OASyncProcess {
                 buffer.removeSubrange(buffer.startIndex...newline)
                 return line
             }
-            let handle = errorOutput.fileHandleForReading
-            var ready = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            let left = deadline - ContinuousClock.now
-            let milliseconds = Int32(clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-            guard milliseconds > 0, poll(&ready, 1, milliseconds) > 0 else { throw TimedOut() }
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else { throw ProcessEnded() }
-            buffer.append(chunk)
+            let wasRunning = process.isRunning
+            let chunk = logReader.availableData
+            if !chunk.isEmpty {
+                buffer.append(chunk)
+                continue
+            }
+            guard wasRunning else { throw ProcessEnded() }
+            guard ContinuousClock.now < deadline else { throw TimedOut() }
+            Thread.sleep(forTimeInterval: 0.01)
         }
     }
 
