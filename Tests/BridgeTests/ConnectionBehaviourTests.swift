@@ -30,6 +30,33 @@ struct ConnectionBehaviourTests {
         await client.close()
     }
 
+    @Test("a message in two frames arrives whole; a fragment out of sequence ends the connection")
+    func fragmentSequences() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try sampleSimulator("cursor", in: directory)
+        let update = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"S","update":"#
+            + #"{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in two frames"}}}}}"#
+        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
+        _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "fragments": "split"])
+        guard case .sessionUpdate(let received)? = await client.notifications.next() else {
+            Issue.record("no session/update came")
+            return
+        }
+        #expect(received.update.summary.text == "in two frames")
+        await client.close()
+
+        for shape in ["orphan_continuation", "new_message_inside"] {
+            let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
+            // The frames go out before the answer, which the client never reads.
+            await #expect(throws: BridgeError.self, "\(shape)") {
+                try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "fragments": .string(shape)])
+            }
+            #expect(await client.closeReason?.contains("broke the WebSocket protocol") == true, "\(shape)")
+            #expect(await client.notifications.next() == nil, "\(shape): nothing was delivered")
+            await client.close()
+        }
+    }
+
     @Test("a bridge that stops answering, pings included, is found dead by keepalive")
     func keepaliveFindsADeadBridge() async throws {
         let directory = try TemporaryDirectory()

@@ -360,7 +360,10 @@ actor BridgeSimulator {
             let frames = (params["frames"]?.arrayValue ?? []).compactMap(\.stringValue)
             let targets = params["to"]?.stringValue == "all" ? Array(connections.values) : [connection]
             let binary = params["binary"]?.boolValue ?? false
-            for target in targets { frames.forEach { target.send(Array($0.utf8), binary: binary) } }
+            guard let fragments = SimulatorConnection.Fragments(rawValue: params["fragments"]?.stringValue ?? "whole") else {
+                throw JSONRPCError(code: -32602, message: "_sim/send_raw: fragments is whole, split, orphan_continuation or new_message_inside")
+            }
+            for target in targets { frames.forEach { target.send(Array($0.utf8), binary: binary, fragments: fragments) } }
             return ["sent": .number(frames.count * targets.count)]
         case "_sim/stats":
             return ["connections": .number(connections.count), "sessions": .number(history.sessions.count),

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOWebSocket
 import Synchronization
 import WSCore
 
@@ -10,8 +11,8 @@ import WSCore
 /// `sendPaced` waits for the socket, for bursts of any length.
 final class SimulatorConnection: Sendable {
     let id: Int
-    private let queue: AsyncStream<(bytes: [UInt8], binary: Bool)>.Continuation
-    private let frames: AsyncStream<(bytes: [UInt8], binary: Bool)>
+    private let queue: AsyncStream<QueuedFrame>.Continuation
+    private let frames: AsyncStream<QueuedFrame>
     private let channel: any Channel
     private let open = Atomic<Bool>(true)
     private let sentBytes = Atomic<Int>(0)
@@ -35,13 +36,32 @@ final class SimulatorConnection: Sendable {
     init(id: Int, channel: any Channel) {
         self.id = id
         self.channel = channel
-        (frames, queue) = AsyncStream<(bytes: [UInt8], binary: Bool)>.makeStream()
+        (frames, queue) = AsyncStream<QueuedFrame>.makeStream()
     }
 
-    /// Queues a frame: text, or binary (which a bridge may also send JSON in).
-    func send(_ bytes: [UInt8], binary: Bool = false) {
+    /// Queues a frame: text, or binary (which a bridge may also send JSON in); `fragments` sends
+    /// it in pieces, also in sequences the WebSocket protocol forbids (for tests of clients).
+    func send(_ bytes: [UInt8], binary: Bool = false, fragments: Fragments = .whole) {
         backlog.withLock { $0.queued += 1 }
-        queue.yield((bytes, binary))
+        queue.yield(QueuedFrame(bytes: bytes, binary: binary, fragments: fragments))
+    }
+
+    /// How a message goes out.
+    enum Fragments: String, Sendable {
+        /// One frame.
+        case whole
+        /// A first frame and a continuation: one message, as the protocol allows.
+        case split
+        /// A continuation frame with no message to continue (a protocol error).
+        case orphanContinuation = "orphan_continuation"
+        /// A first frame, then a new message's frame before the first one ended (a protocol error).
+        case newMessageInside = "new_message_inside"
+    }
+
+    private struct QueuedFrame: Sendable {
+        var bytes: [UInt8]
+        var binary: Bool
+        var fragments: Fragments
     }
 
     /// Sends `count` text frames, made one at a time by `frame(index)`, as fast as the client's
@@ -90,11 +110,7 @@ final class SimulatorConnection: Sendable {
         var written = 0
         for await frame in frames {
             do {
-                if frame.binary {
-                    try await outbound.write(.binary(ByteBuffer(bytes: frame.bytes)))
-                } else {
-                    try await outbound.write(.text(String(decoding: frame.bytes, as: UTF8.self)))
-                }
+                try await write(frame, to: outbound)
             } catch {
                 return
             }
@@ -109,6 +125,26 @@ final class SimulatorConnection: Sendable {
                 drop()
                 return
             }
+        }
+    }
+
+    private func write(_ frame: QueuedFrame, to outbound: WebSocketOutboundWriter) async throws {
+        let opcode: WebSocketOpcode = frame.binary ? .binary : .text
+        let half = frame.bytes.count / 2
+        let (first, second) = (ByteBuffer(bytes: frame.bytes[..<half]), ByteBuffer(bytes: frame.bytes[half...]))
+        switch frame.fragments {
+        case .whole where frame.binary:
+            try await outbound.write(.binary(ByteBuffer(bytes: frame.bytes)))
+        case .whole:
+            try await outbound.write(.text(String(decoding: frame.bytes, as: UTF8.self)))
+        case .split:
+            try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: opcode, data: first)))
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .continuation, data: second)))
+        case .orphanContinuation:
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .continuation, data: ByteBuffer(bytes: frame.bytes))))
+        case .newMessageInside:
+            try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: opcode, data: first)))
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: opcode, data: second)))
         }
     }
 
