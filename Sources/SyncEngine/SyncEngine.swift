@@ -115,11 +115,13 @@ public actor SyncEngine {
             do {
                 let client = try await connect(isRetry: attempt > 0)
                 do {
+                    // Returns only when cancelled; a lost connection throws.
                     try await runConnection(client, staysLive: true)
                 } catch {
                     await client.close()
                     throw error
                 }
+                await client.close()
             } catch is CancellationError {
                 break
             } catch {
