@@ -21,13 +21,15 @@ enum EventMapping {
                         contentHash: ContentHash(of: item.update.canonicalBytes))
     }
 
-    /// A live update: with a seq from a history-cursor bridge; provisional from a stock one, until
-    /// the next timeline fetch confirms it (hashed like a fetched item, so that it can).
-    static func event(_ notification: SessionUpdateNotification) -> NewEvent {
+    /// A live update: with a seq from a history-cursor bridge; provisional from a stock one (whose
+    /// seq, should one come, is not the mirror's business), until the next timeline fetch confirms
+    /// it (hashed like a fetched item, so that it can).
+    static func event(_ notification: SessionUpdateNotification, fromHistoryCursorBridge: Bool) -> NewEvent {
         let summary = notification.update.summary
-        let provisional = notification.seq == nil
+        let seq = fromHistoryCursorBridge ? notification.seq : nil
+        let provisional = seq == nil
         return NewEvent(
-            sessionID: notification.sessionID, seq: notification.seq, timestamp: notification.ts, kind: summary.tag,
+            sessionID: notification.sessionID, seq: seq, timestamp: notification.ts, kind: summary.tag,
             text: summary.text, updateJSON: notification.update.rawBytes,
             contentHash: provisional ? ContentHash(of: notification.update.canonicalBytes) : nil,
             provisional: provisional
@@ -45,13 +47,10 @@ enum EventMapping {
                      itemJSON: thread.rawBytes)
     }
 
-    /// The modes that `events` set, by session (the last one of each session wins).
-    static func modes(of events: [NewEvent]) -> [String: String] {
-        var modes: [String: String] = [:]
-        for event in events where event.kind == UpdateKind.currentModeUpdate.rawValue {
-            if let mode = mode(of: SessionUpdate(rawBytes: event.updateJSON)) { modes[event.sessionID] = mode }
-        }
-        return modes
+    /// The mode an event sets, if it is a `current_mode_update`.
+    static func mode(of event: NewEvent) -> String? {
+        guard event.kind == UpdateKind.currentModeUpdate.rawValue else { return nil }
+        return mode(of: SessionUpdate(rawBytes: event.updateJSON))
     }
 
     /// The mode a `current_mode_update` sets, if the update is one.

@@ -56,7 +56,8 @@ extension SyncEngine {
             if !batch.isEmpty { _ = try commit(&batch, cursor: batchCursor) }
             throw error
         }
-        let indexed = try store.indexPendingSearchText()
+        catchingUp = false
+        let indexed = try await indexPendingSearchText()
         if startCursor > 0, try store.sessionCount() > knownSessions {
             (sessionCount, _) = try await mirrorSessionMetadata(client)
         }
@@ -70,7 +71,7 @@ extension SyncEngine {
     private func commit(_ batch: inout [NewEvent], cursor: Int64) throws -> Int {
         let events = batch
         batch = []
-        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor, settingModes: EventMapping.modes(of: events))
+        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor, modeOf: EventMapping.mode(of:))
         report.eventsWritten += outcome.inserted
         return outcome.inserted
     }
@@ -124,7 +125,7 @@ extension SyncEngine {
         }
         guard !events.isEmpty else { return }
         deferSearchIndexingDuringBursts(moreWaiting: moreWaiting)
-        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: next - 1, settingModes: EventMapping.modes(of: events))
+        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: next - 1, modeOf: EventMapping.mode(of:))
         report.eventsWritten += outcome.inserted
     }
 

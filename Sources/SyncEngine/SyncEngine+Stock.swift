@@ -66,7 +66,7 @@ extension SyncEngine {
     func applyProvisional(_ updates: [LiveUpdate], moreWaiting: Bool) throws {
         let events = updates.map(\.event)
         deferSearchIndexingDuringBursts(moreWaiting: moreWaiting)
-        let outcome = try store.appendEvents(events, settingModes: EventMapping.modes(of: events))
+        let outcome = try store.appendEvents(events, modeOf: EventMapping.mode(of:))
         report.eventsWritten += outcome.inserted
         let now = ContinuousClock.now
         for event in events { liveSessions[event.sessionID] = now }

@@ -40,6 +40,8 @@ public actor SyncEngine {
     var seqlessUpdateLogged = false
     /// Whether a gap in live updates was logged at info level on this connection.
     var gapLogged = false
+    /// Events indexed for search in steps since the index was last merged.
+    private var indexedSinceMerge = 0
     /// True while a history-cursor catch-up runs (it indexes for search once, at its end).
     var catchingUp = false
     /// Wakes the live loop before its next tick (a gap to page over).
@@ -96,6 +98,8 @@ public actor SyncEngine {
                 throw error
             }
             await client.close()
+            // Live updates applied at the very end may still wait: nothing will tick for them.
+            try await indexPendingSearchText()
         } catch {
             try? recordProblem(error)
             setState(.offline)
@@ -221,8 +225,10 @@ public actor SyncEngine {
     /// Periodic work while live: pages over gaps, prompts queued by other processes, stock
     /// sessions to confirm.
     private func tick(_ client: any BridgeConnection) async throws {
-        if !store.defersSearchIndexing {
-            try store.indexPendingSearchText(atMost: MirrorStore.searchIndexingPerWrite)
+        // Nothing waiting: no burst (any more). Search indexing put off goes on, a step a tick.
+        if !catchingUp && client.notifications.count == 0 {
+            store.defersSearchIndexing = false
+            try indexSearchStep()
         }
         try await deliverOutboxIfChanged(client)
         if await !client.capabilities.hasHistoryCursor {
@@ -232,6 +238,34 @@ public actor SyncEngine {
             try await catchUpByCursor(client)
         }
     }
+
+    /// Indexes every event still to index, a step (`searchIndexingPerWrite`) at a time, letting
+    /// the live reader commit between steps; returns how many event ids it covered.
+    @discardableResult
+    func indexPendingSearchText() async throws -> Int {
+        var covered = 0
+        while case let step = try indexSearchStep(), step > 0 {
+            covered += step
+            await Task.yield()
+        }
+        return covered
+    }
+
+    /// Indexes the next step of events still to index; once none is left after many were
+    /// indexed this way, merges the index (`MirrorStore.mergeSearchIndex`).
+    @discardableResult
+    private func indexSearchStep() throws -> Int {
+        let covered = try store.indexPendingSearchText(atMost: MirrorStore.searchIndexingPerWrite)
+        indexedSinceMerge += covered
+        if covered < MirrorStore.searchIndexingPerWrite && indexedSinceMerge >= Self.mergeAfterIndexing {
+            try store.mergeSearchIndex()
+            indexedSinceMerge = 0
+        }
+        return covered
+    }
+
+    /// Events indexed in steps after which the search index is merged.
+    static let mergeAfterIndexing = 10_000
 
     /// Live updates are indexed for search with their commit, except during a burst (more were
     /// already waiting when the batch was taken): indexing then waits until the burst is absorbed,
@@ -263,7 +297,7 @@ public actor SyncEngine {
             let moreWaiting = client.notifications.count > 0
             let updates = notifications.compactMap { notification -> LiveUpdate? in
                 guard case .sessionUpdate(let update) = notification else { return nil }
-                return LiveUpdate(seq: update.seq, event: EventMapping.event(update))
+                return LiveUpdate(seq: update.seq, event: EventMapping.event(update, fromHistoryCursorBridge: hasCursor))
             }
             guard !updates.isEmpty else { continue }
             if hasCursor {

@@ -94,7 +94,9 @@ public final class BoundedBuffer<Element: Sendable>: Sendable {
                 let goOn = await withTaskCancellationHandler {
                     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                         let resumeNow = state.withLock { state -> Bool? in
-                            if state.finished { return false }
+                            // Checked under the lock that `onCancel` takes: a cancellation is
+                            // seen either here or there, never lost in between.
+                            if state.finished || Task.isCancelled { return false }
                             let hasRoom = state.count < elementLimit && state.bytes + bytes <= byteLimit
                             if hasRoom || state.count == 0 { return true }
                             precondition(state.waitingProducer == nil, "BoundedBuffer: one producer at a time")
@@ -139,7 +141,7 @@ public final class BoundedBuffer<Element: Sendable>: Sendable {
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                         let resumeNow = state.withLock { state -> Bool in
-                            if state.count > 0 || state.finished { return true }
+                            if state.count > 0 || state.finished || Task.isCancelled { return true }
                             precondition(state.waitingConsumer == nil, "BoundedBuffer: one consumer at a time")
                             state.waitingConsumer = continuation
                             return false

@@ -31,14 +31,17 @@ extension MirrorStore {
     /// rest follows with later transactions): a commit after a burst stays short.
     public static let searchIndexingPerWrite = 20_000
 
-    /// Events indexed at once beyond which the index is merged into one segment.
-    static let searchIndexOptimizeThreshold = 10_000
+    /// Merges the full-text index into one segment (FTS5 `'optimize'`: a third of a second for a
+    /// million events). After indexing many events in bulk, do it once: otherwise the many segments
+    /// a bulk insert leaves are merged bit by bit in later small transactions, and a live commit
+    /// now and then waits 300 ms for it.
+    public func mergeSearchIndex() throws {
+        try write {
+            try database.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')")
+        }
+    }
 
     /// Indexes the events above the watermark up to `lastEventID`, in the caller's transaction.
-    ///
-    /// After many events, the index is merged into one segment (FTS5 `'optimize'`, a third of a
-    /// second for a million events): otherwise the many segments a bulk insert leaves are merged
-    /// bit by bit in later small transactions, and a live commit now and then waits 300 ms for it.
     @discardableResult
     func indexEventsForSearch(upTo newestEventID: Int64, atMost limit: Int = .max) throws -> Int {
         let indexedUpTo = try searchIndexedUpTo()
@@ -55,10 +58,6 @@ extension MirrorStore {
             "INSERT INTO counters (name, value) VALUES ('search_indexed', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
             [lastEventID]
         )
-        let covered = Int(lastEventID - indexedUpTo)
-        if covered >= Self.searchIndexOptimizeThreshold {
-            try database.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')")
-        }
-        return covered
+        return Int(lastEventID - indexedUpTo)
     }
 }

@@ -36,13 +36,13 @@ extension MirrorStore {
     /// within `events`), so re-applying a page is harmless. Sessions are created as needed. The
     /// cursor only moves forward.
     ///
-    /// - Parameter modes: session modes that `events` set (session id → mode), recorded in the
-    ///   same transaction.
+    /// - Parameter modeOf: the session mode an event sets, if any (the store does not read update
+    ///   JSON); the last such event appended of each session sets its mode, in the same transaction.
     @discardableResult
     public func appendEvents(
         _ events: [NewEvent],
         advancingHistoryCursorTo cursor: Int64? = nil,
-        settingModes modes: [String: String] = [:]
+        modeOf: (NewEvent) -> String? = { _ in nil }
     ) throws -> AppendOutcome {
         try write {
             let now = clock.now()
@@ -77,8 +77,12 @@ extension MirrorStore {
                     [session.appended, session.lastTS, session.number]
                 )
             }
-            for (sessionID, mode) in modes {
-                try database.run("UPDATE sessions SET mode = ? WHERE session_id = ?", [mode, sessionID])
+            var modes: [Int64: String] = [:]
+            for (event, place) in zip(fresh, places) {
+                if let mode = modeOf(event) { modes[place.sessionNo] = mode }
+            }
+            for (sessionNo, mode) in modes {
+                try database.run("UPDATE sessions SET mode = ? WHERE session_no = ?", [mode, sessionNo])
             }
             let highestSeq = fresh.lazy.compactMap(\.seq).max()
             if let target = [cursor, highestSeq].compactMap({ $0 }).max() {
