@@ -14,9 +14,11 @@ final class RunningSync {
         self.errors = errors
     }
 
-    /// Reads log lines until one satisfies `predicate`.
+    /// Reads log lines until one satisfies `predicate`; fails when oa-sync exits first or no such
+    /// line came within `timeout`.
     @discardableResult
-    func waitFor(_ predicate: (JSONValue) -> Bool) throws -> JSONValue {
+    func waitFor(timeout: Duration = .seconds(120), _ predicate: (JSONValue) -> Bool) throws -> JSONValue {
+        let deadline = ContinuousClock.now + timeout
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = Array(buffer[buffer.startIndex..<newline])
@@ -24,14 +26,25 @@ final class RunningSync {
                 if let json = try? JSONParser.parse(line), predicate(json) { return json }
                 continue
             }
+            var ready = pollfd(fd: errors.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let left = Int32(clamping: (deadline - ContinuousClock.now).milliseconds)
+            guard left > 0, poll(&ready, 1, left) > 0 else {
+                throw BenchmarkFailure("oa-sync did not log the awaited line within \(timeout)")
+            }
             let chunk = errors.fileHandleForReading.availableData
             guard !chunk.isEmpty else { throw BenchmarkFailure("oa-sync exited") }
             buffer.append(chunk)
         }
     }
 
+    /// SIGTERM; SIGKILL when it has not exited 30 s later.
     func stop() {
         process.terminate()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }
