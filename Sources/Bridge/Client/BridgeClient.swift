@@ -24,9 +24,8 @@ public actor BridgeClient {
     private let connection: WebSocketConnection
     private let options: BridgeClientOptions
     private let logger: Logger
-    private var pending: [RequestID: CheckedContinuation<(result: JSONValue, frame: Frame), any Error>] = [:]
-    private var slotWaiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var requestsInFlight = 0
+    private let pending = PendingRequests()
+    private let slots = RequestSlots()
     private var nextRequestNumber = 1
     private var closedReason: String?
 
@@ -133,27 +132,34 @@ public actor BridgeClient {
     ///   `CancellationError` when the calling task is cancelled.
     public func call(_ method: String, params: JSONValue? = nil, timeout: Duration? = nil) async throws -> (result: JSONValue, frame: Frame) {
         if let closedReason { throw BridgeError.connectionClosed(reason: closedReason) }
-        try await acquireSlot()
-        defer { releaseSlot() }
+        try await slots.acquire(unlimited: mayPipeline)
+        defer { slots.release() }
         try Task.checkCancellation()
-        if let closedReason { throw BridgeError.connectionClosed(reason: closedReason) }
         let id = RequestID("\(Self.idPrefix(for: method))-\(nextRequestNumber)")
         nextRequestNumber += 1
         let bytes = JSONRPCEncoder.request(id: id, method: method, params: params)
         let limit = timeout ?? options.requestTimeout
-        let timer = Task { [weak self] in
-            try await Task.sleep(for: limit)
-            await self?.fail(id, with: BridgeError.timedOut(method: method, after: limit))
-        }
-        defer { timer.cancel() }
+        try pending.expect(id)
+        defer { pending.forget(id) }
         do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    pending[id] = continuation
-                    Task { await self.transmit(bytes, for: id) }
+            do {
+                try await connection.send(bytes)
+            } catch {
+                throw error as? BridgeError ?? BridgeError.connectionClosed(reason: "\(error)")
+            }
+            // The answer races the request's time limit; both are children of this call.
+            let pending = self.pending
+            return try await withThrowingTaskGroup(of: PendingRequests.Answer?.self) { group in
+                group.addTask { try await pending.wait(for: id) }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    return nil
                 }
-            } onCancel: {
-                Task { await self.fail(id, with: CancellationError()) }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let answer = first else {
+                    throw BridgeError.timedOut(method: method, after: limit)
+                }
+                return answer
             }
         } catch let error as JSONRPCError {
             throw BridgeError.server(method: method, error: error)
@@ -187,52 +193,9 @@ public actor BridgeClient {
         ])
     }
 
-    private func transmit(_ bytes: [UInt8], for id: RequestID) async {
-        guard pending[id] != nil else { return }
-        do {
-            try await connection.send(bytes)
-        } catch {
-            fail(id, with: error as? BridgeError ?? BridgeError.connectionClosed(reason: "\(error)"))
-        }
-    }
-
-    private func fail(_ id: RequestID, with error: any Error) {
-        pending.removeValue(forKey: id)?.resume(throwing: error)
-    }
-
     // MARK: One request at a time
 
     private var mayPipeline: Bool { capabilities.pipelining }
-
-    private func acquireSlot() async throws {
-        if requestsInFlight == 0 || mayPipeline {
-            requestsInFlight += 1
-            return
-        }
-        let ticket = nextRequestNumber
-        nextRequestNumber += 1
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                slotWaiters.append((ticket, continuation))
-            }
-        } onCancel: {
-            Task { await self.abandonSlotWait(ticket) }
-        }
-    }
-
-    private func releaseSlot() {
-        if slotWaiters.isEmpty {
-            requestsInFlight -= 1
-        } else {
-            // The slot passes straight to the next waiter.
-            slotWaiters.removeFirst().continuation.resume()
-        }
-    }
-
-    private func abandonSlotWait(_ ticket: Int) {
-        guard let index = slotWaiters.firstIndex(where: { $0.id == ticket }) else { return }
-        slotWaiters.remove(at: index).continuation.resume(throwing: CancellationError())
-    }
 
     // MARK: Reading
 
@@ -266,17 +229,14 @@ public actor BridgeClient {
         }
         switch message {
         case .response(let id, let result):
-            guard let continuation = pending.removeValue(forKey: id) else {
+            if !pending.settle(id, with: .success((result, frame))) {
                 logger.debug("answer to no waiting request", metadata: ["id": "\(id)"])
-                return
             }
-            continuation.resume(returning: (result, frame))
         case .failure(let id, let error):
-            guard let id, let continuation = pending.removeValue(forKey: id) else {
+            guard let id, pending.settle(id, with: .failure(error)) else {
                 logger.warning("error answer to no waiting request", metadata: ["error": "\(error)"])
                 return
             }
-            continuation.resume(throwing: error)
         case .notification(let method, let params):
             guard case .buffered = options.notifications else { return }
             // Waits while the buffer is full: the reading stops, and TCP pushes back on the bridge.
@@ -294,10 +254,8 @@ public actor BridgeClient {
         closedReason = reason
         logger.info("disconnected", metadata: ["url": "\(url)", "reason": "\(reason)"])
         let error = BridgeError.connectionClosed(reason: reason)
-        for continuation in pending.values { continuation.resume(throwing: error) }
-        pending.removeAll()
-        for waiter in slotWaiters { waiter.continuation.resume(throwing: error) }
-        slotWaiters.removeAll()
+        pending.end(with: error)
+        slots.end(with: error)
         notifications.finish()
     }
 }
