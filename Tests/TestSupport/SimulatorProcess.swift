@@ -28,7 +28,8 @@ public final class SimulatorProcess {
         databasePath = database
         var arguments = ["--flavor", flavor, "--port", String(port), "--db", database]
         if let seed { arguments += ["--sessions", String(seed.sessions), "--events", String(seed.events)] }
-        let started = try SimulatorLauncher.start(executable: BuildProducts.executable("oa-bridge-sim"), arguments: arguments)
+        let started = try SimulatorLauncher.start(executable: BuildProducts.executable("oa-bridge-sim"), arguments: arguments,
+                                                  timeout: .seconds(120))
         process = started.process
         url = started.url
     }

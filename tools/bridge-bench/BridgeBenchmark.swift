@@ -35,7 +35,8 @@ struct BridgeBenchmark: AsyncParsableCommand {
         let seedStart = ContinuousClock.now
         let simulator = try SimulatorLauncher.start(
             executable: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "oa-bridge-sim"),
-            arguments: ["--flavor", "cursor", "--port", "0", "--db", db, "--sessions", String(sessions), "--events", String(events)]
+            arguments: ["--flavor", "cursor", "--port", "0", "--db", db, "--sessions", String(sessions), "--events", String(events)],
+            timeout: .seconds(600)
         )
         defer { simulator.process.terminate() }
         print("simulator ready after \(formatted(ContinuousClock.now - seedStart)) s: \(simulator.readyLine)")

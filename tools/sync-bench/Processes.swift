@@ -56,7 +56,9 @@ struct ToolPaths {
     func startSimulator(history: String, sessions: Int, events: Int) throws -> SimulatorLauncher.Started {
         try SimulatorLauncher.start(
             executable: directory.appending(path: "oa-bridge-sim"),
-            arguments: ["--flavor", "cursor", "--port", "0", "--db", history, "--sessions", String(sessions), "--events", String(events)]
+            arguments: ["--flavor", "cursor", "--port", "0", "--db", history, "--sessions", String(sessions), "--events", String(events)],
+            // Seeding a million events takes a while; a simulator that never gets ready is an error.
+            timeout: .seconds(600)
         )
     }
 
