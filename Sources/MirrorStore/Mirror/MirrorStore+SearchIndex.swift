@@ -41,9 +41,10 @@ extension MirrorStore {
         }
     }
 
-    /// Indexes the events above the watermark up to `lastEventID`, in the caller's transaction.
+    /// Indexes the events above the watermark up to `newestEventID`, at most `limit` of them, in
+    /// the caller's transaction; returns how many event ids it covered.
     @discardableResult
-    func indexEventsForSearch(upTo newestEventID: Int64, atMost limit: Int = .max) throws -> Int {
+    func indexEventsForSearch(upTo newestEventID: Int64, atMost limit: Int) throws -> Int {
         let indexedUpTo = try searchIndexedUpTo()
         guard newestEventID > indexedUpTo else { return 0 }
         let lastEventID = limit >= newestEventID - indexedUpTo ? newestEventID : indexedUpTo + Int64(limit)
