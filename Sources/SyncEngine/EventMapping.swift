@@ -9,10 +9,17 @@ import MirrorStore
 /// is taken over the canonical JSON; elsewhere the seq identifies an event, and the hash is of the
 /// bytes received.
 enum EventMapping {
-    static func event(_ change: HistoryChange) -> NewEvent {
-        let summary = change.update.summary
-        return NewEvent(sessionID: change.sessionID, seq: change.seq, timestamp: change.ts, kind: summary.tag,
-                        text: summary.text, updateJSON: change.update.rawBytes)
+    /// A page of history changes, packed for the store (hashed as received, with their seqs),
+    /// with the modes its events set.
+    static func batch(_ changes: [HistoryChange]) -> EventBatch {
+        var batch = EventBatch(reservingRows: changes.count, bytes: changes.reduce(0) { $0 + 2 * $1.update.rawBytes.count })
+        for change in changes {
+            let summary = change.update.summary
+            batch.append(sessionID: change.sessionID, seq: change.seq, timestamp: change.ts, kind: summary.tag, text: summary.text,
+                         updateJSON: change.update.rawBytes,
+                         mode: summary.kind == .currentModeUpdate ? mode(of: change.update) : nil)
+        }
+        return batch
     }
 
     static func event(_ item: TimelineItem) -> NewEvent {
@@ -34,6 +41,18 @@ enum EventMapping {
             contentHash: provisional ? ContentHash(of: notification.update.canonicalBytes) : nil,
             provisional: provisional
         )
+    }
+
+    /// The `session/update`s among `notifications`, packed for the store (as
+    /// `event(_:fromHistoryCursorBridge:)` maps each), with the modes they set.
+    static func batch(_ notifications: [BridgeNotification], fromHistoryCursorBridge: Bool) -> EventBatch {
+        var batch = EventBatch(reservingRows: notifications.count)
+        for notification in notifications {
+            guard case .sessionUpdate(let update) = notification else { continue }
+            let event = event(update, fromHistoryCursorBridge: fromHistoryCursorBridge)
+            batch.append(event, mode: mode(of: event))
+        }
+        return batch
     }
 
     static func sessionRecord(_ session: HistorySession) -> SessionRecord {

@@ -26,35 +26,36 @@ extension SyncEngine {
             catchingUp = false
             store.defersSearchIndexing = false
         }
+        // Pages are fetched, decoded and packed by a task of their own, up to a transaction's
+        // worth ahead of the writer, which commits a transaction's worth at a time (fewer events
+        // only at the end): a timeline then lies in runs of neighbouring rows, one per transaction.
+        // Whatever arrived before a failure is committed: whole pages, with their cursor.
         let pageSize = configuration.changesPageSize
-        var batch: [NewEvent] = []
-        var batchCursor = startCursor
-        do {
-            try await withThrowingTaskGroup(of: FetchedPage.self) { group in
-                group.addTask { try await FetchedPage.fetch(from: client, since: startCursor, limit: pageSize) }
-                while let page = try await group.next() {
-                    batch.append(contentsOf: page.events)
-                    batchCursor = max(batchCursor, page.next)
-                    // A page may be empty yet move the cursor (the bridge skipped rows it could not
-                    // decode): go on while it moves, stop if it does not.
-                    let hasMore = page.hasMore && page.next > page.since
-                    if hasMore {
-                        group.addTask { try await FetchedPage.fetch(from: client, since: page.next, limit: pageSize) }
-                    }
-                    guard !hasMore || batch.count >= configuration.eventsPerTransaction else { continue }
-                    written += try commit(&batch, cursor: batchCursor)
-                    let elapsed = (ContinuousClock.now - started).seconds
-                    progress(SyncProgress(
-                        sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
-                        eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
-                        eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0
-                    ))
+        let pages = BoundedBuffer<FetchedPage>(elementLimit: max(1, configuration.eventsPerTransaction / pageSize))
+        var cursor = startCursor
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await FetchedPage.fetchAll(from: client, since: startCursor, limit: pageSize, into: pages) }
+            var ended = false
+            while !ended {
+                var waiting: [EventBatch] = []
+                var events = 0
+                while events < configuration.eventsPerTransaction {
+                    let taken = await pages.take(upTo: pages.elementLimit)
+                    guard !taken.isEmpty else { ended = true; break }
+                    waiting += taken.map(\.events)
+                    events += taken.reduce(0) { $0 + $1.events.count }
+                    cursor = taken.reduce(cursor) { max($0, $1.next) }
                 }
+                guard !waiting.isEmpty else { break }
+                written += try commit(EventBatch(joining: waiting), cursor: cursor)
+                let elapsed = (ContinuousClock.now - started).seconds
+                progress(SyncProgress(
+                    sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
+                    eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
+                    eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0
+                ))
             }
-        } catch {
-            // Keep what arrived before the failure: it is whole pages, covered by `batchCursor`.
-            if !batch.isEmpty { _ = try commit(&batch, cursor: batchCursor) }
-            throw error
+            try await group.waitForAll()
         }
         catchingUp = false
         let indexed = try await indexPendingSearchText()
@@ -62,16 +63,14 @@ extension SyncEngine {
             (sessionCount, _) = try await mirrorSessionMetadata(client)
         }
         logger.info("caught up", metadata: [
-            "events": "\(written)", "cursor": "\(batchCursor)", "sessions": "\(sessionCount)", "search_indexed": "\(indexed)",
+            "events": "\(written)", "cursor": "\(cursor)", "sessions": "\(sessionCount)", "search_indexed": "\(indexed)",
         ])
     }
 
-    /// Writes `batch` with the cursor that covers it, in one transaction, and empties it; returns
-    /// the events written.
-    private func commit(_ batch: inout [NewEvent], cursor: Int64) throws -> Int {
-        let events = batch
-        batch = []
-        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor, modeOf: EventMapping.mode(of:))
+    /// Writes `events` with the cursor that covers them, in one transaction; returns the events
+    /// written.
+    private func commit(_ events: EventBatch, cursor: Int64) throws -> Int {
+        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor)
         report.eventsWritten += outcome.inserted
         return outcome.inserted
     }
@@ -96,16 +95,17 @@ extension SyncEngine {
     /// the cursor are appended with it; those already mirrored are ignored; one past a gap, or
     /// without a seq, makes the live loop page from the cursor instead (the history decides what
     /// the mirror holds, and holds every update it announced).
-    func applyLiveByCursor(_ updates: [LiveUpdate], moreWaiting: Bool) throws {
+    func applyLiveByCursor(_ updates: EventBatch, moreWaiting: Bool) throws {
         // This engine is the mirror's one writer: the cursor cannot move between here and the append.
         var next = try store.historyCursor() + 1
-        var events: [NewEvent] = []
-        for update in updates {
-            guard let seq = update.seq else {
+        var continuing: [Int] = []
+        continuing.reserveCapacity(updates.count)
+        for index in 0..<updates.count {
+            guard let seq = updates.seq(at: index) else {
                 if !seqlessUpdateLogged {
                     seqlessUpdateLogged = true
                     logger.warning("live updates without a seq from a history-cursor bridge; paging from the cursor instead",
-                                   metadata: ["session_id": "\(update.event.sessionID)"])
+                                   metadata: ["session_id": "\(updates.sessionID(at: index))"])
                 }
                 requestPaging()
                 continue
@@ -120,35 +120,40 @@ extension SyncEngine {
                 requestPaging()
                 continue
             }
-            events.append(update.event)
+            continuing.append(index)
             next += 1
         }
-        guard !events.isEmpty else { return }
+        guard !continuing.isEmpty else { return }
         deferSearchIndexingDuringBursts(moreWaiting: moreWaiting)
-        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: next - 1, modeOf: EventMapping.mode(of:))
+        let outcome = try store.appendEvents(updates.keeping(continuing), advancingHistoryCursorTo: next - 1)
         report.eventsWritten += outcome.inserted
     }
 
 }
 
-/// A live update, mapped to what the mirror stores off the engine's thread.
-struct LiveUpdate: Sendable {
-    /// The bridge's seq (history-cursor bridges).
-    var seq: Int64?
-    var event: NewEvent
-}
-
 /// A page of `tinyvex/history.changes`, mapped to what the mirror stores.
 struct FetchedPage: Sendable {
-    /// The cursor the page was asked from.
-    var since: Int64
+    /// The cursor that covers the page.
     var next: Int64
-    var hasMore: Bool
-    var events: [NewEvent]
+    var events: EventBatch
 
-    /// Fetches and maps a page, in the calling task (not on the engine's thread).
-    static func fetch(from client: any BridgeConnection, since: Int64, limit: Int) async throws -> FetchedPage {
-        let page = try await client.historyChanges(since: since, limit: limit, timeout: nil)
-        return FetchedPage(since: since, next: page.next, hasMore: page.hasMore, events: page.items.map(EventMapping.event))
+    /// Fetches the pages from `since` to the end into `pages`, each mapped and packed in the calling task
+    /// (not on the engine's thread) while the next one is already asked for; finishes `pages` when done,
+    /// failed or cancelled.
+    static func fetchAll(from client: any BridgeConnection, since: Int64, limit: Int, into pages: BoundedBuffer<FetchedPage>) async throws {
+        defer { pages.finish() }
+        try await withThrowingTaskGroup(of: (since: Int64, page: HistoryChangesPage).self) { group in
+            group.addTask { (since, try await client.historyChanges(since: since, limit: limit, timeout: nil)) }
+            while let (since, page) = try await group.next() {
+                // A page may be empty yet move the cursor (the bridge skipped rows it could not
+                // decode): go on while it moves, stop if it does not.
+                let hasMore = page.hasMore && page.next > since
+                if hasMore {
+                    group.addTask { (page.next, try await client.historyChanges(since: page.next, limit: limit, timeout: nil)) }
+                }
+                let fetched = FetchedPage(next: page.next, events: EventMapping.batch(page.items))
+                guard await pages.send(fetched) else { return }
+            }
+        }
     }
 }

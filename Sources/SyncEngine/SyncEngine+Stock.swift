@@ -63,13 +63,12 @@ extension SyncEngine {
 
     /// Shows live updates at once, in one transaction, provisional until their session's next
     /// fetch confirms them.
-    func applyProvisional(_ updates: [LiveUpdate], moreWaiting: Bool) throws {
-        let events = updates.map(\.event)
+    func applyProvisional(_ updates: EventBatch, moreWaiting: Bool) throws {
         deferSearchIndexingDuringBursts(moreWaiting: moreWaiting)
-        let outcome = try store.appendEvents(events, modeOf: EventMapping.mode(of:))
+        let outcome = try store.appendEvents(updates)
         report.eventsWritten += outcome.inserted
         let now = ContinuousClock.now
-        for event in events { liveSessions[event.sessionID] = now }
+        for sessionID in updates.sessionIDs { liveSessions[sessionID] = now }
     }
 
     /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.

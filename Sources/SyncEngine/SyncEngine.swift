@@ -287,18 +287,15 @@ public actor SyncEngine {
     }
 
     /// Applies the bridge's notifications until the connection ends: each time, everything that
-    /// is waiting (up to `liveBatchLimit`) in one transaction. Reading and mapping run on the
-    /// cooperative pool; only the write hops to the engine's thread.
+    /// is waiting (up to `liveBatchLimit`) in one transaction. Reading, mapping and packing run on
+    /// the cooperative pool; only the write hops to the engine's thread.
     private nonisolated func applyNotifications(from client: any BridgeConnection, hasCursor: Bool) async throws {
         let limit = configuration.liveBatchLimit
         while true {
             let notifications = await client.notifications.take(upTo: limit)
             guard !notifications.isEmpty else { return try Task.checkCancellation() }
             let moreWaiting = client.notifications.count > 0
-            let updates = notifications.compactMap { notification -> LiveUpdate? in
-                guard case .sessionUpdate(let update) = notification else { return nil }
-                return LiveUpdate(seq: update.seq, event: EventMapping.event(update, fromHistoryCursorBridge: hasCursor))
-            }
+            let updates = EventMapping.batch(notifications, fromHistoryCursorBridge: hasCursor)
             guard !updates.isEmpty else { continue }
             if hasCursor {
                 try await applyLiveByCursor(updates, moreWaiting: moreWaiting)

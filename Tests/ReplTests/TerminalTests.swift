@@ -14,7 +14,7 @@ struct TerminalTests {
         process.arguments = [BuildProducts.executable("oa-repl").path, mirror]
         // Files, not pipes: nothing the script starts can keep a pipe open and stall the reader.
         let output = directory.url.appending(path: "check.out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
         let handle = try FileHandle(forWritingTo: output)
         defer { try? handle.close() }
         process.standardInput = FileHandle.nullDevice

@@ -34,7 +34,7 @@ struct OASyncCommandTests {
         /// Runs oa-sync against a closed port with standard error in a file; what it wrote there.
         func run(journalStream: (String) -> String?) throws -> [String] {
             let errors = directory.path("stderr-\(UUID().uuidString)")
-            FileManager.default.createFile(atPath: errors, contents: nil)
+            #expect(FileManager.default.createFile(atPath: errors, contents: nil))
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
             defer { try? handle.close() }
             var info = stat()

@@ -210,15 +210,25 @@ actor BridgeSimulator {
         let since = max(params["since"]?.int64Value ?? 0, 0)
         let limit = Int(min(max(params["limit"]?.int64Value ?? 1000, 1), 5000))
         let events = try history.changes(since: since, limit: limit)
-        var bytes = Array(#"{"items":["#.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(events.reduce(64) { $0 + $1.event.updateJSON.count + 96 })
+        bytes += #"{"items":["#.utf8
         var first = true
-        for event in events where (try? JSONParser.parse(event.updateJSON)) != nil {
+        // A page holds many events of each session: each id is encoded once.
+        var encodedSessionIDs: [String: [UInt8]] = [:]
+        for (event, isJSON) in events where isJSON {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            bytes += Array(#"{"seq":\#(event.seq),"session_id":"#.utf8) + JSONWriter.bytes(of: .string(event.sessionID))
-            bytes += Array(#","ts":\#(event.ts),"update":"#.utf8) + event.updateJSON + [UInt8(ascii: "}")]
+            bytes += #"{"seq":\#(event.seq),"session_id":"#.utf8
+            if encodedSessionIDs[event.sessionID] == nil {
+                encodedSessionIDs[event.sessionID] = JSONWriter.bytes(of: .string(event.sessionID))
+            }
+            bytes += encodedSessionIDs[event.sessionID] ?? []
+            bytes += #","ts":\#(event.ts),"update":"#.utf8
+            bytes += event.updateJSON
+            bytes.append(UInt8(ascii: "}"))
         }
-        let next = events.last?.seq ?? since
+        let next = events.last?.event.seq ?? since
         let hasMore = next < history.lastSeq
         bytes += Array(#"],"next":\#(next),"has_more":\#(hasMore)}"#.utf8)
         return bytes

@@ -131,7 +131,8 @@ final class SimulatorConnection: Sendable {
     private func write(_ frame: QueuedFrame, to outbound: WebSocketOutboundWriter) async throws {
         let opcode: WebSocketOpcode = frame.binary ? .binary : .text
         let half = frame.bytes.count / 2
-        let (first, second) = (ByteBuffer(bytes: frame.bytes[..<half]), ByteBuffer(bytes: frame.bytes[half...]))
+        var first: ByteBuffer { ByteBuffer(bytes: frame.bytes[..<half]) }
+        var second: ByteBuffer { ByteBuffer(bytes: frame.bytes[half...]) }
         switch frame.fragments {
         case .whole where frame.binary:
             try await outbound.write(.binary(ByteBuffer(bytes: frame.bytes)))

@@ -138,13 +138,16 @@ final class SimulatorHistory {
         )
     }
 
-    /// Events after `since`, in seq order.
-    func changes(since: Int64, limit: Int) throws -> [StoredEvent] {
+    /// Events after `since`, in seq order, each with whether its update is JSON at all (a bridge
+    /// skips those that are not; SQLite's `json_valid` tells, far cheaper than parsing each).
+    func changes(since: Int64, limit: Int) throws -> [(event: StoredEvent, isJSON: Bool)] {
         try database.query(
-            "SELECT event_id, session_id, ts, update_json FROM acp_events WHERE event_id > ? ORDER BY event_id LIMIT ?",
-            [since, limit],
-            Self.storedEvent
-        )
+            """
+            SELECT event_id, session_id, ts, update_json, json_valid(update_json) FROM acp_events
+            WHERE event_id > ? ORDER BY event_id LIMIT ?
+            """,
+            [since, limit]
+        ) { (Self.storedEvent($0), $0.bool(4)) }
     }
 
     /// The prompt result recorded for a client message id, if it was seen before.

@@ -20,7 +20,7 @@ extension MirrorStore {
                 echo.sessionID = sessionID
                 echo.origin = .local
                 let sessionNo = try sessionNumber(of: sessionID)
-                localEventID = try insert([echo], at: [EventPlace(sessionNo: sessionNo, ordinal: try nextOrdinal(inSession: sessionNo))])
+                localEventID = try insert(EventBatch([echo])) { _ in sessionNo }.firstEventID
                 try database.run(
                     """
                     UPDATE sessions SET local_event_count = local_event_count + 1,

@@ -21,10 +21,32 @@ public struct TailReplacement: Sendable, Equatable {
     public var isUnchanged: Bool { removed == 0 && inserted == 0 }
 }
 
-/// Where an event goes: its session's key in the mirror (`sessions.session_no`) and its ordinal.
-struct EventPlace {
+/// What `insert` wrote.
+struct WrittenEvents {
+    /// The id of the first event written; the others follow it.
+    var firstEventID: Int64
+    /// Events written.
+    var count: Int
+    /// What was written to each session, in the order written.
+    var sessions: [SessionAppend] = []
+    /// The highest seq written.
+    var highestSeq: Int64?
+}
+
+/// What `insert` wrote to one session.
+struct SessionAppend {
     var sessionNo: Int64
-    var ordinal: Int64
+    var appended: Int64 = 0
+    /// The latest event time written.
+    var lastTS: Int64?
+    /// The mode the last mode-setting event written sets.
+    var mode: String?
+
+    mutating func add(_ row: EventBatch.Row, mode: String?) {
+        appended += 1
+        if let timestamp = row.timestamp, timestamp > lastTS ?? .min { lastTS = timestamp }
+        if let mode { self.mode = mode }
+    }
 }
 
 extension MirrorStore {
@@ -44,71 +66,31 @@ extension MirrorStore {
         advancingHistoryCursorTo cursor: Int64? = nil,
         modeOf: (NewEvent) -> String? = { _ in nil }
     ) throws -> AppendOutcome {
+        try appendEvents(EventBatch(events, modeOf: modeOf), advancingHistoryCursorTo: cursor)
+    }
+
+    /// Appends a packed batch of events, as `appendEvents(_:advancingHistoryCursorTo:modeOf:)` does
+    /// (the modes are the batch's).
+    @discardableResult
+    public func appendEvents(_ batch: EventBatch, advancingHistoryCursorTo cursor: Int64? = nil) throws -> AppendOutcome {
         try write {
             let now = clock.now()
-            let fresh = try eventsNotYetMirrored(events)
-            var sessions: [String: (number: Int64, nextOrdinal: Int64, appended: Int64, lastTS: Int64?)] = [:]
-            var places: [EventPlace] = []
-            places.reserveCapacity(fresh.count)
-            for event in fresh {
-                var session = try sessions[event.sessionID] ?? {
-                    let number = try touchSession(event.sessionID, now: now)
-                    return (number, try nextOrdinal(inSession: number), 0, nil)
-                }()
-                places.append(EventPlace(sessionNo: session.number, ordinal: session.nextOrdinal))
-                session.nextOrdinal += 1
-                session.appended += 1
-                if let timestamp = event.timestamp, timestamp > session.lastTS ?? .min { session.lastTS = timestamp }
-                sessions[event.sessionID] = session
-            }
-            // Rows go in session by session: a timeline then lies in runs of neighbouring rows
-            // (one per transaction) instead of one row per page among every other session's.
-            let order = places.indices.sorted {
-                (places[$0].sessionNo, places[$0].ordinal) < (places[$1].sessionNo, places[$1].ordinal)
-            }
-            try insert(fresh, at: places, inOrder: order)
-            for session in sessions.values {
+            let written = try insert(batch) { try touchSession($0, now: now) }
+            for session in written.sessions {
                 try database.run(
                     """
                     UPDATE sessions SET local_event_count = local_event_count + ?1,
-                        last_ts = CASE WHEN ?2 > coalesce(last_ts, -1) THEN ?2 ELSE last_ts END
+                        last_ts = CASE WHEN ?2 > coalesce(last_ts, -1) THEN ?2 ELSE last_ts END,
+                        mode = coalesce(?4, mode)
                     WHERE session_no = ?3
                     """,
-                    [session.appended, session.lastTS, session.number]
+                    [session.appended, session.lastTS, session.sessionNo, session.mode]
                 )
             }
-            var modes: [Int64: String] = [:]
-            for (event, place) in zip(fresh, places) {
-                if let mode = modeOf(event) { modes[place.sessionNo] = mode }
-            }
-            for (sessionNo, mode) in modes {
-                try database.run("UPDATE sessions SET mode = ? WHERE session_no = ?", [mode, sessionNo])
-            }
-            let highestSeq = fresh.lazy.compactMap(\.seq).max()
-            if let target = [cursor, highestSeq].compactMap({ $0 }).max() {
+            if let target = [cursor, written.highestSeq].compactMap({ $0 }).max() {
                 try advanceHistoryCursor(to: target, now: now)
             }
-            return AppendOutcome(inserted: fresh.count, duplicates: events.count - fresh.count)
-        }
-    }
-
-    /// `events` without those whose `seq` is already mirrored (at or below the history cursor) or
-    /// repeated earlier in `events`.
-    private func eventsNotYetMirrored(_ events: [NewEvent]) throws -> [NewEvent] {
-        guard events.contains(where: { $0.seq != nil }) else { return events }
-        let mirroredUpTo = try historyCursor()
-        // A page in order past the cursor (the usual case) is kept as it is, without a copy.
-        var highest = mirroredUpTo
-        let inOrderPastCursor = events.allSatisfy { event in
-            guard let seq = event.seq else { return true }
-            defer { highest = seq }
-            return seq > highest
-        }
-        if inOrderPastCursor { return events }
-        var seen = Set<Int64>()
-        return events.filter { event in
-            guard let seq = event.seq else { return true }
-            return seq > mirroredUpTo && seen.insert(seq).inserted
+            return AppendOutcome(inserted: written.count, duplicates: batch.count - written.count)
         }
     }
 
@@ -158,10 +140,7 @@ extension MirrorStore {
             for event in stale {
                 try database.run("DELETE FROM events WHERE event_id = ?", [event.id])
             }
-            let firstOrdinal = try nextOrdinal(inSession: sessionNo)
-            let tail = try eventsNotYetMirrored(Array(fetched[prefix...]))
-            try insert(tail, at: tail.indices.map { EventPlace(sessionNo: sessionNo, ordinal: firstOrdinal + Int64($0)) })
-            result.inserted = tail.count
+            result.inserted = try insert(EventBatch(Array(fetched[prefix...]))) { _ in sessionNo }.count
             try database.run(
                 """
                 UPDATE sessions SET
@@ -221,52 +200,85 @@ extension MirrorStore {
         )
     }
 
-    /// Inserts events at their places (one per event; the session ids of `events` are not read),
-    /// in the order of the indices `order` (default: as given), many rows per statement, with new
-    /// event ids in that order, and indexes their text for search unless `defersSearchIndexing`;
-    /// returns the first id (the others follow it).
-    @discardableResult
-    func insert(_ events: [NewEvent], at places: [EventPlace], inOrder order: [Int]? = nil) throws -> Int64 {
-        precondition(events.count == places.count && (order?.count ?? events.count) == events.count, "one place per event")
-        let firstEventID = try allocateEventIDs(events.count)
-        var eventID = firstEventID
-        var start = 0
-        while start < events.count {
-            let rows = events.count - start >= Self.rowsPerInsert ? Self.rowsPerInsert : 1
-            let statement = try database.cachedStatement(Self.insertSQL(rows: rows))
-            defer { statement.reset() }
-            var index: Int32 = 1
-            for position in start..<(start + rows) {
-                let offset = order?[position] ?? position
-                let event = events[offset]
-                let place = places[offset]
-                try statement.bind(.integer(eventID), at: index)
-                eventID += 1
-                try statement.bind(.integer(place.sessionNo), at: index + 1)
-                try statement.bind(.integer(place.ordinal), at: index + 2)
-                try statement.bind(event.seq.databaseValue, at: index + 3)
-                try statement.bind(event.timestamp.databaseValue, at: index + 4)
-                try statement.bind(.text(event.kind), at: index + 5)
-                try statement.bind(.text(event.text), at: index + 6)
-                try statement.bind(.textBytes(event.updateJSON), at: index + 7)
-                try statement.bind(.integer(event.contentHash.rawValue), at: index + 8)
-                try statement.bind(.integer(event.provisional ? 1 : 0), at: index + 9)
-                try statement.bind(.text(event.origin.rawValue), at: index + 10)
-                index += 11
+    /// Inserts the events of `batch` not yet mirrored (a `seq` at or below the history cursor, or
+    /// repeated in the batch) at the end of their sessions' timelines, session by session, many rows
+    /// per statement, with new event ids in that order, and indexes their text for search unless
+    /// `defersSearchIndexing`.
+    ///
+    /// - Parameter sessionNumber: the key of a session of the batch (creating it if need be).
+    func insert(_ batch: EventBatch, sessionNumber: (String) throws -> Int64) throws -> WrittenEvents {
+        let rows = try rowsToWrite(batch)
+        var written = WrittenEvents(firstEventID: try allocateEventIDs(rows.count), count: rows.count)
+        guard !rows.isEmpty else { return written }
+        var eventID = written.firstEventID
+        var session = -1
+        var ordinal: Int64 = 0
+        try batch.bytes.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws in
+            var start = 0
+            while start < rows.count {
+                let count = rows.count - start >= Self.rowsPerInsert ? Self.rowsPerInsert : 1
+                let statement = try database.cachedStatement(count == 1 ? Self.insertOneSQL : Self.insertManySQL)
+                // Clears the bindings, which point into `bytes`, before they go.
+                defer { statement.reset() }
+                var parameter: Int32 = 1
+                for index in rows[start..<(start + count)] {
+                    let row = batch.rows[index]
+                    if row.session != session {
+                        session = row.session
+                        let sessionNo = try sessionNumber(batch.sessionIDs[session])
+                        ordinal = try nextOrdinal(inSession: sessionNo)
+                        written.sessions.append(SessionAppend(sessionNo: sessionNo))
+                    }
+                    written.sessions[written.sessions.count - 1].add(row, mode: batch.modes.isEmpty ? nil : batch.modes[index])
+                    if let seq = row.seq, seq > written.highestSeq ?? .min { written.highestSeq = seq }
+                    try statement.bind(.integer(eventID), at: parameter)
+                    try statement.bind(.integer(written.sessions[written.sessions.count - 1].sessionNo), at: parameter + 1)
+                    try statement.bind(.integer(ordinal), at: parameter + 2)
+                    try statement.bind(row.seq.databaseValue, at: parameter + 3)
+                    try statement.bind(row.timestamp.databaseValue, at: parameter + 4)
+                    try statement.bindText(borrowing: UnsafeRawBufferPointer(rebasing: bytes[row.kind]), at: parameter + 5)
+                    try statement.bindText(borrowing: UnsafeRawBufferPointer(rebasing: bytes[row.text]), at: parameter + 6)
+                    try statement.bindText(borrowing: UnsafeRawBufferPointer(rebasing: bytes[row.update]), at: parameter + 7)
+                    try statement.bind(.integer(row.contentHash.rawValue), at: parameter + 8)
+                    try statement.bind(.integer(row.provisional ? 1 : 0), at: parameter + 9)
+                    try statement.bindText(borrowing: row.origin.staticName, at: parameter + 10)
+                    eventID += 1
+                    ordinal += 1
+                    parameter += 11
+                }
+                try statement.run()
+                start += count
             }
-            try statement.run()
-            start += rows
         }
-        if !events.isEmpty && !defersSearchIndexing {
+        if !defersSearchIndexing {
             try indexEventsForSearch(upTo: eventID - 1, atMost: Self.searchIndexingPerWrite)
         }
-        return firstEventID
+        return written
+    }
+
+    /// The indices of the rows of `batch` to write, session by session: without those whose seq
+    /// is already mirrored (at or below the history cursor) or repeated earlier in the batch.
+    private func rowsToWrite(_ batch: EventBatch) throws -> [Int] {
+        let order = batch.rowsBySession()
+        guard let lowestSeq = batch.lowestSeq else { return order }
+        let mirroredUpTo = try historyCursor()
+        // A batch in order past the cursor (the usual case) is written whole.
+        if batch.seqsAscending && lowestSeq > mirroredUpTo { return order }
+        var seen = Set<Int64>()
+        let kept = batch.rows.map { row in
+            guard let seq = row.seq else { return true }
+            return seq > mirroredUpTo && seen.insert(seq).inserted
+        }
+        return order.filter { kept[$0] }
     }
 
     /// Rows per multi-row INSERT: fewer statements per page, far below SQLite's parameter limit.
     static let rowsPerInsert = 64
 
-    static func insertSQL(rows: Int) -> String {
+    private static let insertOneSQL = insertSQL(rows: 1)
+    private static let insertManySQL = insertSQL(rows: rowsPerInsert)
+
+    private static func insertSQL(rows: Int) -> String {
         let tuple = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         return """
             INSERT INTO events (event_id, session_no, ordinal, seq, ts, kind, text, update_json, content_hash,

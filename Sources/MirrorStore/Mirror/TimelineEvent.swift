@@ -4,6 +4,14 @@ public enum EventOrigin: String, Sendable, Codable {
     case server
     /// Written by this client (a prompt's echo); never replaced by a timeline refetch.
     case local
+
+    /// The raw value, as a constant that SQLite can read in place.
+    var staticName: StaticString {
+        switch self {
+        case .server: "server"
+        case .local: "local"
+        }
+    }
 }
 
 /// An event to add to a session's timeline, as the bridge layer hands it to the store.

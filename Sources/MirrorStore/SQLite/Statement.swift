@@ -64,6 +64,25 @@ public final class Statement {
         }
     }
 
+    /// Binds UTF-8 bytes as text that SQLite reads in place, without a copy: they must stay valid
+    /// and unchanged until the statement is reset. An empty buffer binds '' (not NULL).
+    func bindText(borrowing bytes: UnsafeRawBufferPointer, at index: Int32) throws(SQLiteError) {
+        let code: Int32
+        if let base = bytes.baseAddress, !bytes.isEmpty {
+            code = sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+        } else {
+            code = sqlite3_bind_text(handle, index, "", 0, nil)
+        }
+        guard code == SQLITE_OK else {
+            throw SQLiteError(connection: connection, resultCode: code, sql: sql)
+        }
+    }
+
+    /// Binds a string constant as text, read in place (it lives as long as the program).
+    func bindText(borrowing text: StaticString, at index: Int32) throws(SQLiteError) {
+        try bindText(borrowing: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), at: index)
+    }
+
     /// Binds UTF-8 bytes as text, copied by SQLite; an empty buffer binds '' (not NULL).
     private func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) -> Int32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {

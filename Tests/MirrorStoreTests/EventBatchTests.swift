@@ -1,0 +1,101 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import MirrorStore
+
+@Suite("Packed event batches")
+struct EventBatchTests {
+    let directory: TemporaryDirectory
+    let store: MirrorStore
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+    }
+
+    func modeEvent(_ session: String, seq: Int64, mode: String) -> NewEvent {
+        let json = #"{"sessionUpdate":"current_mode_update","current_mode_id":"\#(mode)"}"#
+        return NewEvent(sessionID: session, seq: seq, kind: "current_mode_update", text: mode, updateJSON: Array(json.utf8))
+    }
+
+    @Test("a packed event reads back exactly as given: bytes, kind, text, hash, flags, origin")
+    func roundTrip() throws {
+        let bytes: [UInt8] = Array(#"{"sessionUpdate":"usage_update","x":"é"}"#.utf8) + [0xFF]
+        let events = [
+            NewEvent(sessionID: "a", seq: 1, timestamp: 5, kind: "usage_update", text: "", updateJSON: bytes),
+            NewEvent(sessionID: "a", kind: "agent_message_chunk", text: "héllo", updateJSON: [], contentHash: ContentHash(rawValue: -7),
+                     provisional: true, origin: .local),
+        ]
+        try store.appendEvents(EventBatch(events))
+        let mirrored = try store.timeline(sessionID: "a")
+        #expect(mirrored.map(\.updateJSON) == [bytes, []])
+        #expect(mirrored.map(\.kind) == ["usage_update", "agent_message_chunk"])
+        #expect(mirrored.map(\.text) == ["", "héllo"])
+        #expect(mirrored.map(\.contentHash) == [ContentHash(of: bytes), ContentHash(rawValue: -7)])
+        #expect(mirrored.map(\.provisional) == [false, true])
+        #expect(mirrored.map(\.origin) == [.server, .local])
+        #expect(mirrored.map(\.timestamp) == [5, nil])
+    }
+
+    @Test("rows go in session by session, sessions in the order they first appear, each in the order given")
+    func sessionBySession() throws {
+        let events = ["b", "a", "b", "c", "a", "b"].enumerated().map { messageEvent($1, seq: Int64($0 + 1), text: "\($1)\($0)") }
+        let batch = EventBatch(events)
+        #expect(batch.sessionIDs == ["b", "a", "c"])
+        #expect(batch.rowsBySession() == [0, 2, 5, 1, 4, 3])
+        try store.appendEvents(batch, advancingHistoryCursorTo: 6)
+        let a = try store.timeline(sessionID: "a")
+        let b = try store.timeline(sessionID: "b")
+        #expect(b.map(\.text) == ["b0", "b2", "b5"])
+        #expect(a.map(\.text) == ["a1", "a4"])
+        #expect(b.map(\.eventID) == [1, 2, 3])
+        #expect(a.map(\.eventID) == [4, 5])
+        #expect(a.map(\.ordinal) == [0, 1])
+    }
+
+    @Test("joined batches keep every event, its session and the modes set")
+    func joining() throws {
+        let first = EventBatch([messageEvent("a", seq: 1, text: "one"), modeEvent("b", seq: 2, mode: "plan")]) { $0.kind == "current_mode_update" ? $0.text : nil }
+        let second = EventBatch([modeEvent("a", seq: 3, mode: "code"), messageEvent("b", seq: 4, text: "four")]) { $0.kind == "current_mode_update" ? $0.text : nil }
+        let joined = EventBatch(joining: [first, second])
+        #expect(joined.count == 4)
+        #expect(joined.sessionIDs == ["a", "b"])
+        #expect((0..<4).map(joined.seq(at:)) == [1, 2, 3, 4])
+        #expect((0..<4).map(joined.sessionID(at:)) == ["a", "b", "a", "b"])
+        try store.appendEvents(joined, advancingHistoryCursorTo: 4)
+        #expect(try store.session(id: "a")?.mode == "code")
+        #expect(try store.session(id: "b")?.mode == "plan")
+        #expect(try store.timeline(sessionID: "a").map(\.text) == ["one", "code"])
+        #expect(try store.timeline(sessionID: "b").map(\.text) == ["plan", "four"])
+        #expect(EventBatch(joining: []).isEmpty)
+    }
+
+    @Test("events mirrored already or repeated in the batch are skipped, and their modes with them")
+    func duplicatesSkipped() throws {
+        try store.appendEvents([messageEvent("a", seq: 1, text: "one"), modeEvent("a", seq: 2, mode: "old")], advancingHistoryCursorTo: 2)
+        let batch = EventBatch([modeEvent("a", seq: 2, mode: "old"), messageEvent("a", seq: 4, text: "four"),
+                                messageEvent("a", seq: 3, text: "three"), messageEvent("a", seq: 4, text: "four")]) {
+            $0.kind == "current_mode_update" ? $0.text : nil
+        }
+        try store.database.run("UPDATE sessions SET mode = 'new'")
+        let outcome = try store.appendEvents(batch)
+        #expect(outcome == AppendOutcome(inserted: 2, duplicates: 2))
+        #expect(try store.timeline(sessionID: "a").map(\.seq) == [1, 2, 4, 3])
+        #expect(try store.historyCursor() == 4)
+        #expect(try store.session(id: "a")?.mode == "new")
+    }
+
+    @Test("a batch keeps the events chosen, with their bytes and modes")
+    func keeping() throws {
+        let batch = EventBatch([messageEvent("a", seq: 1, text: "one"), modeEvent("b", seq: 2, mode: "plan"),
+                                messageEvent("c", seq: 3, text: "three")]) { $0.kind == "current_mode_update" ? $0.text : nil }
+        let kept = batch.keeping([1, 2])
+        #expect(kept.sessionIDs == ["b", "c"])
+        #expect(batch.keeping([0, 1, 2]).count == 3)
+        try store.appendEvents(kept, advancingHistoryCursorTo: 3)
+        #expect(try store.session(id: "b")?.mode == "plan")
+        #expect(try store.timeline(sessionID: "c").map(\.text) == ["three"])
+        #expect(try store.timeline(sessionID: "c").first?.updateJSON == messageEvent("c", seq: 3, text: "three").updateJSON)
+        #expect(try store.session(id: "a") == nil)
+    }
+}
