@@ -9,17 +9,15 @@ import MirrorStore
 /// is taken over the canonical JSON; elsewhere the seq identifies an event, and the hash is of the
 /// bytes received.
 enum EventMapping {
-    /// A page of history changes, packed for the store (hashed as received, with their seqs),
-    /// with the modes its events set.
-    static func batch(_ changes: [HistoryChange]) -> EventBatch {
-        var batch = EventBatch(reservingRows: changes.count, bytes: changes.reduce(0) { $0 + 2 * $1.update.rawBytes.count })
+    /// Packs history changes for the store (hashed as received, with their seqs), with the modes
+    /// they set, after the events already in `batch`.
+    static func append(_ changes: [HistoryChange], to batch: inout EventBatch) {
         for change in changes {
             let summary = change.update.summary
             batch.append(sessionID: change.sessionID, seq: change.seq, timestamp: change.ts, kind: summary.tag, text: summary.text,
                          updateJSON: change.update.rawBytes,
                          mode: summary.kind == .currentModeUpdate ? mode(of: change.update) : nil)
         }
-        return batch
     }
 
     static func event(_ item: TimelineItem) -> NewEvent {

@@ -26,28 +26,19 @@ extension SyncEngine {
             catchingUp = false
             store.defersSearchIndexing = false
         }
-        // Pages are fetched, decoded and packed by a task of their own, up to a transaction's
-        // worth ahead of the writer, which commits a transaction's worth at a time (fewer events
-        // only at the end): a timeline then lies in runs of neighbouring rows, one per transaction.
-        // Whatever arrived before a failure is committed: whole pages, with their cursor.
-        let pageSize = configuration.changesPageSize
-        let pages = BoundedBuffer<FetchedPage>(elementLimit: max(1, configuration.eventsPerTransaction / pageSize))
+        // Pages are fetched, decoded and packed by a task of their own into batches of a
+        // transaction's worth (fewer events only at the end), one batch ahead of the writer: a
+        // timeline then lies in runs of neighbouring rows, one per transaction. What arrived
+        // before a failure is committed: whole pages, with the cursor that covers them.
+        let batches = BoundedBuffer<FetchedBatch>(elementLimit: 1)
         var cursor = startCursor
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await FetchedPage.fetchAll(from: client, since: startCursor, limit: pageSize, into: pages) }
-            var ended = false
-            while !ended {
-                var waiting: [EventBatch] = []
-                var events = 0
-                while events < configuration.eventsPerTransaction {
-                    let taken = await pages.take(upTo: pages.elementLimit)
-                    guard !taken.isEmpty else { ended = true; break }
-                    waiting += taken.map(\.events)
-                    events += taken.reduce(0) { $0 + $1.events.count }
-                    cursor = taken.reduce(cursor) { max($0, $1.next) }
-                }
-                guard !waiting.isEmpty else { break }
-                written += try commit(EventBatch(joining: waiting), cursor: cursor)
+            group.addTask {
+                try await FetchedBatch.fetchAll(from: client, since: startCursor, configuration: self.configuration, into: batches)
+            }
+            for await batch in batches {
+                cursor = batch.cursor
+                written += try commit(batch.events, cursor: batch.cursor)
                 let elapsed = (ContinuousClock.now - started).seconds
                 progress(SyncProgress(
                     sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
@@ -131,29 +122,45 @@ extension SyncEngine {
 
 }
 
-/// A page of `tinyvex/history.changes`, mapped to what the mirror stores.
-struct FetchedPage: Sendable {
-    /// The cursor that covers the page.
-    var next: Int64
+/// Pages of `tinyvex/history.changes`, packed for the store: a transaction's worth.
+struct FetchedBatch: Sendable {
+    /// The cursor that covers the pages.
+    var cursor: Int64
     var events: EventBatch
 
-    /// Fetches the pages from `since` to the end into `pages`, each mapped and packed in the calling task
-    /// (not on the engine's thread) while the next one is already asked for; finishes `pages` when done,
-    /// failed or cancelled.
-    static func fetchAll(from client: any BridgeConnection, since: Int64, limit: Int, into pages: BoundedBuffer<FetchedPage>) async throws {
-        defer { pages.finish() }
-        try await withThrowingTaskGroup(of: (since: Int64, page: HistoryChangesPage).self) { group in
-            group.addTask { (since, try await client.historyChanges(since: since, limit: limit, timeout: nil)) }
-            while let (since, page) = try await group.next() {
-                // A page may be empty yet move the cursor (the bridge skipped rows it could not
-                // decode): go on while it moves, stop if it does not.
-                let hasMore = page.hasMore && page.next > since
-                if hasMore {
-                    group.addTask { (page.next, try await client.historyChanges(since: page.next, limit: limit, timeout: nil)) }
+    /// Fetches the pages from `since` to the end, each decoded and packed in the calling task
+    /// (not on the engine's thread) while the next one is already asked for, and sends them to
+    /// `batches` a transaction's worth (`eventsPerTransaction`) at a time; finishes `batches`
+    /// when done, failed or cancelled. On a failure, the pages fetched before it are sent first.
+    static func fetchAll(
+        from client: any BridgeConnection,
+        since: Int64,
+        configuration: SyncConfiguration,
+        into batches: BoundedBuffer<FetchedBatch>
+    ) async throws {
+        defer { batches.finish() }
+        let limit = configuration.changesPageSize
+        var pending = FetchedBatch(cursor: since, events: EventBatch())
+        do {
+            try await withThrowingTaskGroup(of: (since: Int64, page: HistoryChangesPage).self) { group in
+                group.addTask { (since, try await client.historyChanges(since: since, limit: limit, timeout: nil)) }
+                while let (since, page) = try await group.next() {
+                    // A page may be empty yet move the cursor (the bridge skipped rows it could not
+                    // decode): go on while it moves, stop if it does not.
+                    let hasMore = page.hasMore && page.next > since
+                    if hasMore {
+                        group.addTask { (page.next, try await client.historyChanges(since: page.next, limit: limit, timeout: nil)) }
+                    }
+                    EventMapping.append(page.items, to: &pending.events)
+                    pending.cursor = max(pending.cursor, page.next)
+                    guard !hasMore || pending.events.count >= configuration.eventsPerTransaction else { continue }
+                    guard await batches.send(pending) else { return }
+                    pending.events = EventBatch()
                 }
-                let fetched = FetchedPage(next: page.next, events: EventMapping.batch(page.items))
-                guard await pages.send(fetched) else { return }
             }
+        } catch {
+            if !pending.events.isEmpty { await batches.send(pending) }
+            throw error
         }
     }
 }

@@ -53,21 +53,23 @@ struct EventBatchTests {
         #expect(a.map(\.ordinal) == [0, 1])
     }
 
-    @Test("joined batches keep every event, its session and the modes set")
-    func joining() throws {
-        let first = EventBatch([messageEvent("a", seq: 1, text: "one"), modeEvent("b", seq: 2, mode: "plan")]) { $0.kind == "current_mode_update" ? $0.text : nil }
-        let second = EventBatch([modeEvent("a", seq: 3, mode: "code"), messageEvent("b", seq: 4, text: "four")]) { $0.kind == "current_mode_update" ? $0.text : nil }
-        let joined = EventBatch(joining: [first, second])
-        #expect(joined.count == 4)
-        #expect(joined.sessionIDs == ["a", "b"])
-        #expect((0..<4).map(joined.seq(at:)) == [1, 2, 3, 4])
-        #expect((0..<4).map(joined.sessionID(at:)) == ["a", "b", "a", "b"])
-        try store.appendEvents(joined, advancingHistoryCursorTo: 4)
+    @Test("events appended one by one keep their session and the modes they set; the last mode of a session wins")
+    func appending() throws {
+        var batch = EventBatch()
+        batch.append(messageEvent("a", seq: 1, text: "one"))
+        batch.append(modeEvent("b", seq: 2, mode: "plan"), mode: "plan")
+        batch.append(modeEvent("a", seq: 3, mode: "ask"), mode: "ask")
+        batch.append(modeEvent("a", seq: 4, mode: "code"), mode: "code")
+        batch.append(messageEvent("b", seq: 5, text: "five"))
+        #expect(batch.count == 5)
+        #expect(batch.sessionIDs == ["a", "b"])
+        #expect((0..<5).map(batch.seq(at:)) == [1, 2, 3, 4, 5])
+        #expect((0..<5).map(batch.sessionID(at:)) == ["a", "b", "a", "a", "b"])
+        try store.appendEvents(batch, advancingHistoryCursorTo: 5)
         #expect(try store.session(id: "a")?.mode == "code")
         #expect(try store.session(id: "b")?.mode == "plan")
-        #expect(try store.timeline(sessionID: "a").map(\.text) == ["one", "code"])
-        #expect(try store.timeline(sessionID: "b").map(\.text) == ["plan", "four"])
-        #expect(EventBatch(joining: []).isEmpty)
+        #expect(try store.timeline(sessionID: "a").map(\.text) == ["one", "ask", "code"])
+        #expect(try store.timeline(sessionID: "b").map(\.text) == ["plan", "five"])
     }
 
     @Test("events mirrored already or repeated in the batch are skipped, and their modes with them")

@@ -52,35 +52,6 @@ public struct EventBatch: Sendable {
         }
     }
 
-    /// The events of `batches`, in order, packed into one batch.
-    public init(joining batches: [EventBatch]) {
-        guard batches.count != 1, let only = batches.first else {
-            self = batches.first ?? EventBatch()
-            return
-        }
-        self = only
-        bytes.reserveCapacity(batches.reduce(0) { $0 + $1.bytes.count })
-        rows.reserveCapacity(batches.reduce(0) { $0 + $1.rows.count })
-        for batch in batches.dropFirst() {
-            let shift = bytes.count
-            for (row, mode) in batch.modes {
-                modes[rows.count + row] = mode
-            }
-            bytes += batch.bytes
-            var sessions: [Int] = []
-            for sessionID in batch.sessionIDs { sessions.append(session(of: sessionID)) }
-            for row in batch.rows {
-                var moved = row
-                moved.session = sessions[row.session]
-                moved.kind = moved.kind.shifted(by: shift)
-                moved.text = moved.text.shifted(by: shift)
-                moved.update = moved.update.shifted(by: shift)
-                noteSeq(row.seq)
-                rows.append(moved)
-            }
-        }
-    }
-
     /// How many events it holds.
     public var count: Int { rows.count }
 
@@ -184,11 +155,5 @@ public struct EventBatch: Sendable {
         if let highestSeq, seq <= highestSeq { seqsAscending = false }
         highestSeq = max(highestSeq ?? seq, seq)
         lowestSeq = min(lowestSeq ?? seq, seq)
-    }
-}
-
-extension Range<Int> {
-    fileprivate func shifted(by offset: Int) -> Range<Int> {
-        (lowerBound + offset)..<(upperBound + offset)
     }
 }
