@@ -90,14 +90,7 @@ public actor SyncEngine {
         let started = ContinuousClock.now
         resetReport()
         do {
-            let client = try await connect(isRetry: false)
-            do {
-                try await runConnection(client, staysLive: false)
-            } catch {
-                await client.close()
-                throw error
-            }
-            await client.close()
+            try await connectAndRun(isRetry: false, staysLive: false)
             // Live updates applied at the very end may still wait: nothing will tick for them.
             try await indexPendingSearchText()
         } catch {
@@ -117,15 +110,8 @@ public actor SyncEngine {
         while !Task.isCancelled {
             let connectedAt = ContinuousClock.now
             do {
-                let client = try await connect(isRetry: attempt > 0)
-                do {
-                    // Returns only when cancelled; a lost connection throws.
-                    try await runConnection(client, staysLive: true)
-                } catch {
-                    await client.close()
-                    throw error
-                }
-                await client.close()
+                // Returns only when cancelled; a lost connection throws.
+                try await connectAndRun(isRetry: attempt > 0, staysLive: true)
             } catch is CancellationError {
                 break
             } catch {
@@ -145,17 +131,31 @@ public actor SyncEngine {
         setState(.offline)
     }
 
+    /// Connects and runs the connection's work (`runConnection`) in the connection's scope: the
+    /// connection is closed, and every task of it has ended, when this returns or throws.
+    private func connectAndRun(isRetry: Bool, staysLive: Bool) async throws {
+        setState(.connecting)
+        try store.setStatus([SyncStatusKey.bridgeURL: configuration.bridgeURL])
+        try await connector.withConnection(isRetry: isRetry, onOpen: { await self.setState(.handshaking) }) { client in
+            try await self.runConnection(client, staysLive: staysLive)
+        }
+    }
+
     /// One connection's work, in one scope: the notification reader beside catch-up, prompt
     /// delivery and (when `staysLive`) the live loop. Returns once the work is done (`syncOnce`);
     /// throws when the connection is lost or a write fails. Every task ends with it.
     private func runConnection(_ client: any BridgeConnection, staysLive: Bool) async throws {
+        let hasCursor = await client.capabilities.hasHistoryCursor
+        report.historyCursor = hasCursor
+        pagingWanted = false
+        seqlessUpdateLogged = false
+        gapLogged = false
         let (wakeUps, wakeLiveLoop) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wakeLiveLoop = wakeLiveLoop
         defer {
             wakeLiveLoop.finish()
             self.wakeLiveLoop = nil
         }
-        let hasCursor = await client.capabilities.hasHistoryCursor
         let tickInterval = configuration.outboxPollInterval
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -187,17 +187,6 @@ public actor SyncEngine {
                 throw BridgeError.connectionClosed(reason: await client.closeReason ?? "the notification stream ended")
             }
         }
-    }
-
-    private func connect(isRetry: Bool) async throws -> any BridgeConnection {
-        setState(.connecting)
-        try store.setStatus([SyncStatusKey.bridgeURL: configuration.bridgeURL])
-        let client = try await connector.connect(isRetry: isRetry, onOpen: { await self.setState(.handshaking) })
-        report.historyCursor = await client.capabilities.hasHistoryCursor
-        pagingWanted = false
-        seqlessUpdateLogged = false
-        gapLogged = false
-        return client
     }
 
     /// Catches up with the bridge: settles prompts a stopped process left in flight, then pages

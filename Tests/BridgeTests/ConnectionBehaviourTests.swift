@@ -14,20 +14,21 @@ struct ConnectionBehaviourTests {
     func requestsInFlight(flavor: String) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
-        let control = try await SimulatorControl(url: simulator.url)
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        try await control.call("set_reply_delay", ["ms": 200])
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<4 { group.addTask { try await client.recentSessions().count } }
-            for try await count in group { #expect(count == 10) }
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+                try await control.call("set_reply_delay", ["ms": 200])
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<4 { group.addTask { try await client.recentSessions().count } }
+                    for try await count in group { #expect(count == 10) }
+                }
+                let inFlight = try await control.call("stats")["max_in_flight"]?.int64Value
+                if flavor == "stock" {
+                    #expect(inFlight == 1)
+                } else {
+                    #expect((inFlight ?? 0) > 1)
+                }
+            }
         }
-        let inFlight = try await control.call("stats")["max_in_flight"]?.int64Value
-        if flavor == "stock" {
-            #expect(inFlight == 1)
-        } else {
-            #expect((inFlight ?? 0) > 1)
-        }
-        await client.close()
     }
 
     @Test("a message in two frames arrives whole; a fragment out of sequence ends the connection")
@@ -36,24 +37,25 @@ struct ConnectionBehaviourTests {
         let simulator = try sampleSimulator("cursor", in: directory)
         let update = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"S","update":"#
             + #"{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in two frames"}}}}}"#
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "fragments": "split"])
-        guard case .sessionUpdate(let received)? = await client.notifications.next() else {
+        let whole = try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+            _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "fragments": "split"])
+            return await client.notifications.next()
+        }
+        guard case .sessionUpdate(let received)? = whole else {
             Issue.record("no session/update came")
             return
         }
         #expect(received.update.summary.text == "in two frames")
-        await client.close()
 
         for shape in ["orphan_continuation", "new_message_inside"] {
-            let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-            // The frames go out before the answer, which the client never reads.
-            await #expect(throws: BridgeError.self, "\(shape)") {
-                try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "fragments": .string(shape)])
+            try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+                // The frames go out before the answer, which the client never reads.
+                await #expect(throws: BridgeError.self, "\(shape)") {
+                    try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "fragments": .string(shape)])
+                }
+                #expect(await client.closeReason?.contains("broke the WebSocket protocol") == true, "\(shape)")
+                #expect(await client.notifications.next() == nil, "\(shape): nothing was delivered")
             }
-            #expect(await client.closeReason?.contains("broke the WebSocket protocol") == true, "\(shape)")
-            #expect(await client.notifications.next() == nil, "\(shape): nothing was delivered")
-            await client.close()
         }
     }
 
@@ -62,16 +64,17 @@ struct ConnectionBehaviourTests {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
         let options = BridgeClientOptions(firstHandshakeTimeout: .seconds(20), requestTimeout: .seconds(120), keepaliveInterval: .milliseconds(300))
-        let client = try await BridgeClient.connect(to: simulator.url, options: options)
-        simulator.freeze()
-        defer { simulator.thaw() }
-        let started = ContinuousClock.now
-        let error = await #expect(throws: BridgeError.self) { try await client.recentSessions() }
-        guard case .connectionClosed? = error else {
-            Issue.record("expected connectionClosed, got \(String(describing: error))")
-            return
+        try await BridgeClient.withConnection(to: simulator.url, options: options) { client in
+            simulator.freeze()
+            defer { simulator.thaw() }
+            let started = ContinuousClock.now
+            let error = await #expect(throws: BridgeError.self) { try await client.recentSessions() }
+            guard case .connectionClosed? = error else {
+                Issue.record("expected connectionClosed, got \(String(describing: error))")
+                return
+            }
+            #expect(ContinuousClock.now - started < .seconds(30), "found dead by keepalive, long before the request timeout")
         }
-        #expect(ContinuousClock.now - started < .seconds(30), "found dead by keepalive, long before the request timeout")
     }
 
     @Test("a bridge that never completes the WebSocket upgrade fails the handshake in time")
@@ -82,10 +85,10 @@ struct ConnectionBehaviourTests {
         defer { simulator.thaw() }
         let options = BridgeClientOptions(firstHandshakeTimeout: .milliseconds(400), retryHandshakeTimeout: .milliseconds(700))
         await #expect(throws: BridgeError.handshakeTimedOut(url: simulator.url, after: .milliseconds(400))) {
-            try await BridgeClient.connect(to: simulator.url, options: options)
+            try await BridgeClient.withConnection(to: simulator.url, options: options) { _ in }
         }
         await #expect(throws: BridgeError.handshakeTimedOut(url: simulator.url, after: .milliseconds(700))) {
-            try await BridgeClient.connect(to: simulator.url, options: options, isRetry: true)
+            try await BridgeClient.withConnection(to: simulator.url, options: options, isRetry: true) { _ in }
         }
     }
 
@@ -93,11 +96,12 @@ struct ConnectionBehaviourTests {
     func initializeUnanswered() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
-        let control = try await SimulatorControl(url: simulator.url)
-        try await control.call("set_reply_delay", ["ms": 60_000])
-        let options = BridgeClientOptions(firstHandshakeTimeout: .milliseconds(400))
-        await #expect(throws: BridgeError.handshakeTimedOut(url: simulator.url, after: .milliseconds(400))) {
-            try await BridgeClient.connect(to: simulator.url, options: options)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("set_reply_delay", ["ms": 60_000])
+            let options = BridgeClientOptions(firstHandshakeTimeout: .milliseconds(400))
+            await #expect(throws: BridgeError.handshakeTimedOut(url: simulator.url, after: .milliseconds(400))) {
+                try await BridgeClient.withConnection(to: simulator.url, options: options) { _ in }
+            }
         }
     }
 
@@ -105,62 +109,68 @@ struct ConnectionBehaviourTests {
     func timeoutOfAKnownMethod() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
-        let control = try await SimulatorControl(url: simulator.url)
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        await #expect(throws: BridgeError.self) { try await client.call("no/such_method", timeout: .milliseconds(200)) }
-        #expect(await !client.isClosed)
-        try await control.call("set_reply_delay", ["ms": 60_000])
-        await #expect(throws: BridgeError.timedOut(method: BridgeMethod.recentSessions, after: .milliseconds(300))) {
-            try await client.call(BridgeMethod.recentSessions, params: [:], timeout: .milliseconds(300))
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+                await #expect(throws: BridgeError.self) { try await client.call("no/such_method", timeout: .milliseconds(200)) }
+                #expect(await !client.isClosed)
+                try await control.call("set_reply_delay", ["ms": 60_000])
+                await #expect(throws: BridgeError.timedOut(method: BridgeMethod.recentSessions, after: .milliseconds(300))) {
+                    try await client.call(BridgeMethod.recentSessions, params: [:], timeout: .milliseconds(300))
+                }
+                #expect(await client.isClosed, "a late answer could have gone to the next request")
+            }
         }
-        #expect(await client.isClosed, "a late answer could have gone to the next request")
     }
 
     @Test("a cancelled request ends at once and the client goes on")
     func cancellation() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("cursor", in: directory)
-        let control = try await SimulatorControl(url: simulator.url)
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        try await control.call("set_reply_delay", ["ms": 30_000])
-        let waiting = Task { try await client.recentSessions() }
-        let sent = try await eventually { try await control.call("stats")["in_flight"]?.int64Value ?? 0 >= 1 }
-        #expect(sent, "the request reached the bridge before it was cancelled")
-        let started = ContinuousClock.now
-        waiting.cancel()
-        await #expect(throws: CancellationError.self) { try await waiting.value }
-        #expect(ContinuousClock.now - started < .seconds(10))
-        try await control.call("set_reply_delay", ["ms": 0])
-        #expect(try await client.recentSessions().count == 10)
-        await client.close()
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+                try await control.call("set_reply_delay", ["ms": 30_000])
+                let waiting = Task { try await client.recentSessions() }
+                let sent = try await eventually { try await control.call("stats")["in_flight"]?.int64Value ?? 0 >= 1 }
+                #expect(sent, "the request reached the bridge before it was cancelled")
+                let started = ContinuousClock.now
+                waiting.cancel()
+                await #expect(throws: CancellationError.self) { try await waiting.value }
+                #expect(ContinuousClock.now - started < .seconds(10))
+                try await control.call("set_reply_delay", ["ms": 0])
+                #expect(try await client.recentSessions().count == 10)
+            }
+        }
     }
 
     @Test("refused connections fail to connect, and connect again once allowed")
     func refusedConnections() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
-        let control = try await SimulatorControl(url: simulator.url)
-        try await control.call("refuse_connections", ["ms": 60_000])
-        await #expect(throws: BridgeError.self) { try await BridgeClient.connect(to: simulator.url, options: .forTests) }
-        try await control.call("refuse_connections", ["ms": 0])
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        #expect(try await client.recentSessions().count == 10)
-        await client.close()
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("refuse_connections", ["ms": 60_000])
+            await #expect(throws: BridgeError.self) { try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { _ in } }
+            try await control.call("refuse_connections", ["ms": 0])
+            try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client async throws in
+                #expect(try await client.recentSessions().count == 10)
+            }
+        }
     }
 
     @Test("a connection closed after N frames fails what is still waiting")
     func closeAfterFrames() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
-        let control = try await SimulatorControl(url: simulator.url)
-        try await control.call("close_after_frames", ["frames": 3])
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        _ = try await client.recentSessions()
-        _ = try await client.threads()
-        let error = await #expect(throws: BridgeError.self) { try await client.recentSessions() }
-        guard case .connectionClosed? = error else {
-            Issue.record("expected connectionClosed, got \(String(describing: error))")
-            return
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("close_after_frames", ["frames": 3])
+            try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+                _ = try await client.recentSessions()
+                _ = try await client.threads()
+                let error = await #expect(throws: BridgeError.self) { try await client.recentSessions() }
+                guard case .connectionClosed? = error else {
+                    Issue.record("expected connectionClosed, got \(String(describing: error))")
+                    return
+                }
+            }
         }
     }
 
@@ -168,15 +178,15 @@ struct ConnectionBehaviourTests {
     func binaryFrames() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        let update = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"B","update":{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in binary"}}}}}"#
-        _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "binary": true])
-        for await notification in client.notifications {
-            guard case .sessionUpdate(let received) = notification else { continue }
-            #expect(received.sessionID == "B")
-            #expect(received.update.summary.text == "in binary")
-            break
+        try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+            let update = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"B","update":{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in binary"}}}}}"#
+            _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "binary": true])
+            for await notification in client.notifications {
+                guard case .sessionUpdate(let received) = notification else { continue }
+                #expect(received.sessionID == "B")
+                #expect(received.update.summary.text == "in binary")
+                break
+            }
         }
-        await client.close()
     }
 }

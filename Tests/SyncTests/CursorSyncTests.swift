@@ -57,88 +57,96 @@ struct CursorSyncTests {
 
     @Test("live updates, duplicated and reordered ones included, are applied once, in order")
     func liveUpdates() async throws {
-        let live = try await LiveSampleSync(flavor: "cursor")
-        let (simulator, mirror, sync, control) = (live.simulator, live.mirror, live.sync, live.control)
-        try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("normal \($0)") })
-        try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("twice \($0)") }, delivery: "duplicate")
-        try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("reversed \($0)") }, delivery: "reverse")
-        let done = try await eventually { try mirroredHistory(mirror).count == 299 + 150 }
-        #expect(done)
-        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
-        // status tells the mirror's cursor, which live updates moved past the last catch-up.
-        let status = try ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status"}\#n"#.utf8))
-        let answer = try JSONParser.parse(Array(status.standardOutput.utf8))
-        let cursor: Int64? = answer["result"]?["history_cursor"]?.int64Value
-        #expect(cursor == Int64(299 + 150))
-        #expect(sync.terminate() == 0)
+        let live = try LiveSampleSync(flavor: "cursor")
+        let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("normal \($0)") })
+            try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("twice \($0)") }, delivery: "duplicate")
+            try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("reversed \($0)") }, delivery: "reverse")
+            let done = try await eventually { try mirroredHistory(mirror).count == 299 + 150 }
+            #expect(done)
+            try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+            // status tells the mirror's cursor, which live updates moved past the last catch-up.
+            let status = try ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status"}\#n"#.utf8))
+            let answer = try JSONParser.parse(Array(status.standardOutput.utf8))
+            let cursor: Int64? = answer["result"]?["history_cursor"]?.int64Value
+            #expect(cursor == Int64(299 + 150))
+            #expect(sync.terminate() == 0)
+        }
     }
 
     @Test("a live update without a seq is not kept provisionally: the history decides")
     func liveUpdateWithoutSeq() async throws {
-        let live = try await LiveSampleSync(flavor: "cursor")
-        let (simulator, mirror, sync, control) = (live.simulator, live.mirror, live.sync, live.control)
-        let seqless = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"LIVE","update":"#
-            + #"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"no seq"}}}}"#
-        // Its event is in the history (stored without a notification); the seq-less one says
-        // the history moved, and paging from the cursor finds it.
-        try await control.append("LIVE", [SimulatorControl.chunk("with a seq")], delivery: "silent")
-        try await control.call("send_raw", ["frames": [.string(seqless)], "to": "all"])
-        let done = try await eventually { try mirroredHistory(mirror).count == 300 }
-        #expect(done)
-        #expect(sync.terminate() == 0)
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        #expect(try store.timeline(sessionID: "LIVE").map(\.text) == ["with a seq"])
-        #expect(try !store.hasProvisionalEvents(sessionID: "LIVE"))
-        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        let live = try LiveSampleSync(flavor: "cursor")
+        let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            let seqless = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"LIVE","update":"#
+                + #"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"no seq"}}}}"#
+            // Its event is in the history (stored without a notification); the seq-less one says
+            // the history moved, and paging from the cursor finds it.
+            try await control.append("LIVE", [SimulatorControl.chunk("with a seq")], delivery: "silent")
+            try await control.call("send_raw", ["frames": [.string(seqless)], "to": "all"])
+            let done = try await eventually { try mirroredHistory(mirror).count == 300 }
+            #expect(done)
+            #expect(sync.terminate() == 0)
+            let store = try MirrorStore(path: mirror, mode: .readOnly)
+            #expect(try store.timeline(sessionID: "LIVE").map(\.text) == ["with a seq"])
+            #expect(try !store.hasProvisionalEvents(sessionID: "LIVE"))
+            try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        }
     }
 
     @Test("a burst of live updates while oa-sync pages its catch-up: no deadlock, nothing lost, nothing twice")
     func burstDuringCatchUp() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (20, 20_000))
-        let control = try await SimulatorControl(url: simulator.url)
-        try await control.call("create_session", ["session_id": "BURST"])
-        let mirror = directory.path("mirror.sqlite")
-        // Small pages: the catch-up is still paging while thousands of notifications arrive, more
-        // than the client buffers; its answers queue behind them.
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "100"])
-        try sync.waitForState("syncing")
-        let burst = try await control.call("burst", ["session_id": "BURST", "count": 10_000, "bytes": 300])
-        let lastSeq = try #require(burst["last_seq"]?.int64Value)
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let caughtUp = try await eventually(timeout: .seconds(120)) { try store.historyCursor() >= lastSeq }
-        #expect(caughtUp)
-        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
-        #expect(sync.terminate() == 0)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("create_session", ["session_id": "BURST"])
+            let mirror = directory.path("mirror.sqlite")
+            // Small pages: the catch-up is still paging while thousands of notifications arrive, more
+            // than the client buffers; its answers queue behind them.
+            let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "100"])
+            try sync.waitForState("syncing")
+            let burst = try await control.call("burst", ["session_id": "BURST", "count": 10_000, "bytes": 300])
+            let lastSeq = try #require(burst["last_seq"]?.int64Value)
+            let store = try MirrorStore(path: mirror, mode: .readOnly)
+            let caughtUp = try await eventually(timeout: .seconds(120)) { try store.historyCursor() >= lastSeq }
+            #expect(caughtUp)
+            try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+            #expect(sync.terminate() == 0)
+        }
     }
 
     @Test("events made while oa-sync was cut off arrive after it reconnects, from its cursor")
     func eventsWhileOffline() async throws {
-        let live = try await LiveSampleSync(flavor: "cursor")
-        let (simulator, mirror, sync, control) = (live.simulator, live.mirror, live.sync, live.control)
-        try await control.call("refuse_connections", ["ms": 600_000])
-        try await control.call("drop_connections")
-        try sync.waitForState("offline")
-        try await control.append("WHILE-OFFLINE", (0..<120).map { SimulatorControl.chunk("offline \($0)") })
-        try await control.call("refuse_connections", ["ms": 0])
-        let caughtUp = try sync.waitForLog { $0["message"]?.stringValue == "caught up" }
-        #expect(caughtUp["events"]?.stringValue == "120", "resumed from the cursor, not from zero")
-        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
-        #expect(sync.terminate() == 0)
+        let live = try LiveSampleSync(flavor: "cursor")
+        let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("refuse_connections", ["ms": 600_000])
+            try await control.call("drop_connections")
+            try sync.waitForState("offline")
+            try await control.append("WHILE-OFFLINE", (0..<120).map { SimulatorControl.chunk("offline \($0)") })
+            try await control.call("refuse_connections", ["ms": 0])
+            let caughtUp = try sync.waitForLog { $0["message"]?.stringValue == "caught up" }
+            #expect(caughtUp["events"]?.stringValue == "120", "resumed from the cursor, not from zero")
+            try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+            #expect(sync.terminate() == 0)
+        }
     }
 
     @Test("connections dropped after every N frames still converge, without duplicates", arguments: [3, 5, 11])
     func droppedEveryNFrames(frames: Int) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (20, 3000))
-        let control = try await SimulatorControl(url: simulator.url)
-        try await control.call("close_after_frames", ["frames": .number(frames)])
-        let mirror = directory.path("mirror.sqlite")
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "250"])
-        let done = try await eventually(timeout: .seconds(120)) { (try? mirroredHistory(mirror).count) == 3000 }
-        #expect(done)
-        sync.kill()
-        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("close_after_frames", ["frames": .number(frames)])
+            let mirror = directory.path("mirror.sqlite")
+            let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "250"])
+            let done = try await eventually(timeout: .seconds(120)) { (try? mirroredHistory(mirror).count) == 3000 }
+            #expect(done)
+            sync.kill()
+            try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        }
     }
 
     @Test("a simulator killed and restarted mid-sync, and oa-sync killed at random points, still converge")

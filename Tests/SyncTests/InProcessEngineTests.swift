@@ -119,13 +119,24 @@ actor ScriptedBridge: BridgeConnection {
     }
 }
 
-/// Hands the engine the scripted bridge on every attempt.
+/// Hands the engine the scripted bridge on every attempt, and closes it when the attempt's scope ends.
 struct ScriptedConnector: BridgeConnector {
     let bridge: ScriptedBridge
 
-    func connect(isRetry: Bool, onOpen: @escaping @Sendable () async -> Void) async throws -> any BridgeConnection {
+    func withConnection<T: Sendable>(
+        isRetry: Bool,
+        onOpen: @Sendable () async -> Void,
+        _ body: @Sendable (any BridgeConnection) async throws -> T
+    ) async throws -> T {
         await onOpen()
-        return bridge
+        do {
+            let result = try await body(bridge)
+            await bridge.close()
+            return result
+        } catch {
+            await bridge.close()
+            throw error
+        }
     }
 }
 

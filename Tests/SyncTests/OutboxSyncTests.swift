@@ -17,9 +17,9 @@ struct OutboxSyncTests {
     }
 
     func receivedPrompts(_ simulator: SimulatorProcess) async throws -> [(session: String, text: String, clientMessageID: String?)] {
-        let control = try await SimulatorControl(url: simulator.url)
-        let prompts = try await control.call("prompts")["prompts"]?.arrayValue ?? []
-        await control.client.close()
+        let prompts = try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("prompts")["prompts"]?.arrayValue ?? []
+        }
         return prompts.map { ($0["session_id"]?.stringValue ?? "", $0["text"]?.stringValue ?? "", $0["client_message_id"]?.stringValue) }
     }
 
@@ -34,23 +34,24 @@ struct OutboxSyncTests {
                 try queuePrompt(store, session: sessions[index % 3], text: "prompt \(index)")
             }
         }
-        let control = try await SimulatorControl(url: simulator.url)
-        try await control.call("close_after_frames", ["frames": 400])
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        let delivered = try await eventually(timeout: .seconds(150)) {
-            try MirrorStore(path: mirror, mode: .readOnly).outboxItems(in: [.sent]).count == 1000
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("close_after_frames", ["frames": 400])
+            let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+            let delivered = try await eventually(timeout: .seconds(150)) {
+                try MirrorStore(path: mirror, mode: .readOnly).outboxItems(in: [.sent]).count == 1000
+            }
+            #expect(delivered)
+            sync.kill()
+            let received = try await receivedPrompts(simulator)
+            #expect(received.count == 1000, "each prompt run once, resends de-duplicated by client_message_id")
+            for session in sessions {
+                let texts = received.filter { $0.session == session }.map(\.text)
+                let numbers = texts.compactMap { Int($0.dropFirst("prompt ".count)) }
+                #expect(numbers == numbers.sorted(), "in the order they were queued")
+            }
+            let store = try MirrorStore(path: mirror, mode: .readOnly)
+            #expect(Set(received.compactMap(\.clientMessageID)) == Set(try store.outboxItems().map(\.clientMessageID)))
         }
-        #expect(delivered)
-        sync.kill()
-        let received = try await receivedPrompts(simulator)
-        #expect(received.count == 1000, "each prompt run once, resends de-duplicated by client_message_id")
-        for session in sessions {
-            let texts = received.filter { $0.session == session }.map(\.text)
-            let numbers = texts.compactMap { Int($0.dropFirst("prompt ".count)) }
-            #expect(numbers == numbers.sorted(), "in the order they were queued")
-        }
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        #expect(Set(received.compactMap(\.clientMessageID)) == Set(try store.outboxItems().map(\.clientMessageID)))
     }
 
     @Test("on a stock bridge, prompts whose answer was lost are shown unconfirmed, none lost silently")
@@ -62,30 +63,31 @@ struct OutboxSyncTests {
             let store = try MirrorStore(path: mirror)
             for index in 0..<30 { try queuePrompt(store, session: session, text: "stock prompt \(index)") }
         }
-        let control = try await SimulatorControl(url: simulator.url)
-        // Each connection: initialize, recentSessions, threads, then a few prompts; the answer to
-        // the last one written is often lost with the connection.
-        try await control.call("close_after_frames", ["frames": 7])
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        let settled = try await eventually(timeout: .seconds(60)) {
-            let items = try MirrorStore(path: mirror, mode: .readOnly).outboxItems()
-            return items.contains { $0.state == .unconfirmed } || items.allSatisfy { $0.state == .sent }
-        }
-        #expect(settled)
-        sync.kill()
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let items = try store.outboxItems()
-        let received = Set(try await receivedPrompts(simulator).map(\.text))
-        for item in items {
-            switch item.state {
-            case .sent: #expect(received.contains(item.text), "a sent prompt reached the bridge")
-            case .unconfirmed: #expect(item.lastError != nil, "an unconfirmed prompt says why")
-            case .queued: #expect(!received.contains(item.text), "a queued prompt waits behind an unconfirmed one, unsent")
-            case .sending, .failed: Issue.record("unexpected state \(item.state) for \(item.text)")
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            // Each connection: initialize, recentSessions, threads, then a few prompts; the answer to
+            // the last one written is often lost with the connection.
+            try await control.call("close_after_frames", ["frames": 7])
+            let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+            let settled = try await eventually(timeout: .seconds(60)) {
+                let items = try MirrorStore(path: mirror, mode: .readOnly).outboxItems()
+                return items.contains { $0.state == .unconfirmed } || items.allSatisfy { $0.state == .sent }
             }
+            #expect(settled)
+            sync.kill()
+            let store = try MirrorStore(path: mirror, mode: .readOnly)
+            let items = try store.outboxItems()
+            let received = Set(try await receivedPrompts(simulator).map(\.text))
+            for item in items {
+                switch item.state {
+                case .sent: #expect(received.contains(item.text), "a sent prompt reached the bridge")
+                case .unconfirmed: #expect(item.lastError != nil, "an unconfirmed prompt says why")
+                case .queued: #expect(!received.contains(item.text), "a queued prompt waits behind an unconfirmed one, unsent")
+                case .sending, .failed: Issue.record("unexpected state \(item.state) for \(item.text)")
+                }
+            }
+            #expect(received.isSubset(of: Set(items.filter { $0.state == .sent || $0.state == .unconfirmed }.map(\.text))),
+                    "every prompt the bridge ran is accounted for")
         }
-        #expect(received.isSubset(of: Set(items.filter { $0.state == .sent || $0.state == .unconfirmed }.map(\.text))),
-                "every prompt the bridge ran is accounted for")
     }
 
     @Test("a refused prompt is marked failed with the bridge's message, and holds back its session")

@@ -17,17 +17,17 @@ struct StockSyncTests {
         let first = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("10 timeline(s) fetched"))
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        for session in try await client.recentSessions() {
-            let mirrored = try mirroredTimeline(mirror, session: session.sessionID)
-            #expect(sameEvents(mirrored, try await bridgeTimeline(client, session: session.sessionID)), "\(session.sessionID)")
+        try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+            for session in try await client.recentSessions() {
+                let mirrored = try mirroredTimeline(mirror, session: session.sessionID)
+                #expect(sameEvents(mirrored, try await bridgeTimeline(client, session: session.sessionID)), "\(session.sessionID)")
+            }
+            // One session holds rows the bridge cannot decode: its count never matches, and that must
+            // not make every sync fetch it again.
+            let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+            #expect(second.status == 0)
+            #expect(second.standardOutput.contains("0 timeline(s) fetched"))
         }
-        // One session holds rows the bridge cannot decode: its count never matches, and that must
-        // not make every sync fetch it again.
-        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
-        #expect(second.status == 0)
-        #expect(second.standardOutput.contains("0 timeline(s) fetched"))
-        await client.close()
     }
 
     @Test("live updates show at once, provisional, and a refetch confirms them; our prompts stay")
@@ -43,23 +43,24 @@ struct StockSyncTests {
         }
         let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
         try sync.waitForState("live")
-        let control = try await SimulatorControl(url: simulator.url)
-        try await control.append(sessionID, (0..<20).map { SimulatorControl.chunk("live \($0)") }, delivery: "duplicate")
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        let expected = try await bridgeTimeline(client, session: sessionID)
-        let converged = try await eventually {
-            let store = try MirrorStore(path: mirror, mode: .readOnly)
-            let events = try store.timeline(sessionID: sessionID)
-            let timeline = try mirroredTimeline(mirror, session: sessionID)
-            return !events.contains { $0.provisional } && sameEvents(timeline, expected)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.append(sessionID, (0..<20).map { SimulatorControl.chunk("live \($0)") }, delivery: "duplicate")
+            try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+                let expected = try await bridgeTimeline(client, session: sessionID)
+                let converged = try await eventually {
+                    let store = try MirrorStore(path: mirror, mode: .readOnly)
+                    let events = try store.timeline(sessionID: sessionID)
+                    let timeline = try mirroredTimeline(mirror, session: sessionID)
+                    return !events.contains { $0.provisional } && sameEvents(timeline, expected)
+                }
+                #expect(converged, "duplicates gone, every live update confirmed")
+                let store = try MirrorStore(path: mirror, mode: .readOnly)
+                let local = try store.timeline(sessionID: sessionID).filter { $0.origin == .local }
+                #expect(local.map(\.text) == ["local prompt, kept by the mirror"])
+                #expect(try store.outboxItems().map(\.state) == [.sent])
+                #expect(sync.terminate() == 0)
+            }
         }
-        #expect(converged, "duplicates gone, every live update confirmed")
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let local = try store.timeline(sessionID: sessionID).filter { $0.origin == .local }
-        #expect(local.map(\.text) == ["local prompt, kept by the mirror"])
-        #expect(try store.outboxItems().map(\.state) == [.sent])
-        #expect(sync.terminate() == 0)
-        await client.close()
     }
 
     @Test("a live update applied after a catch-up that already fetched it is not kept twice")
@@ -70,46 +71,48 @@ struct StockSyncTests {
         // A session of its own: the stock bridge shuffles events of the same millisecond, and a
         // refetch that differs early replaces everything after, which would hide the question.
         let sessionID = "QUIET"
-        let control = try await SimulatorControl(url: simulator.url)
-        try await control.call("create_session", ["session_id": "QUIET"])
-        // Answers wait 1 s, so the update lands while the catch-up runs: in the timeline it
-        // fetches, and among the notifications applied after it.
-        try await control.call("set_reply_delay", ["ms": 1000])
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("syncing")
-        try await control.append(sessionID, [SimulatorControl.chunk("said once")])
-        try await control.call("set_reply_delay", ["ms": 0])
-        try sync.waitForState("live")
-        // A refetch asked for after the update came (during the catch-up or, once quiet, after it)
-        // decides what stays: the update once, confirmed.
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let settled = try await eventually {
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("create_session", ["session_id": "QUIET"])
+            // Answers wait 1 s, so the update lands while the catch-up runs: in the timeline it
+            // fetches, and among the notifications applied after it.
+            try await control.call("set_reply_delay", ["ms": 1000])
+            let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+            try sync.waitForState("syncing")
+            try await control.append(sessionID, [SimulatorControl.chunk("said once")])
+            try await control.call("set_reply_delay", ["ms": 0])
+            try sync.waitForState("live")
+            // A refetch asked for after the update came (during the catch-up or, once quiet, after it)
+            // decides what stays: the update once, confirmed.
+            let store = try MirrorStore(path: mirror, mode: .readOnly)
+            let settled = try await eventually {
+                let events = try store.timeline(sessionID: sessionID)
+                return events.filter { $0.text == "said once" }.count == 1 && !events.contains { $0.provisional }
+            }
+            #expect(settled)
+            #expect(sync.terminate() == 0)
             let events = try store.timeline(sessionID: sessionID)
-            return events.filter { $0.text == "said once" }.count == 1 && !events.contains { $0.provisional }
+            #expect(events.filter { $0.text == "said once" }.count == 1)
+            #expect(!events.contains { $0.provisional })
         }
-        #expect(settled)
-        #expect(sync.terminate() == 0)
-        let events = try store.timeline(sessionID: sessionID)
-        #expect(events.filter { $0.text == "said once" }.count == 1)
-        #expect(!events.contains { $0.provisional })
     }
 
     @Test("connections dropped after every N frames still converge", arguments: [3, 4, 7])
     func droppedEveryNFrames(frames: Int) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
-        let control = try await SimulatorControl(url: simulator.url)
-        try await control.call("close_after_frames", ["frames": .number(frames)])
-        let mirror = directory.path("mirror.sqlite")
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
-        sync.kill()
-        try await control.call("close_after_frames", ["frames": nil])
-        let client = try await BridgeClient.connect(to: simulator.url, options: .forTests)
-        for session in try await client.recentSessions() {
-            let mirrored = try mirroredTimeline(mirror, session: session.sessionID)
-            #expect(sameEvents(mirrored, try await bridgeTimeline(client, session: session.sessionID)))
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("close_after_frames", ["frames": .number(frames)])
+            let mirror = directory.path("mirror.sqlite")
+            let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+            try sync.waitForState("live")
+            sync.kill()
+            try await control.call("close_after_frames", ["frames": nil])
+            try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+                for session in try await client.recentSessions() {
+                    let mirrored = try mirroredTimeline(mirror, session: session.sessionID)
+                    #expect(sameEvents(mirrored, try await bridgeTimeline(client, session: session.sessionID)))
+                }
+            }
         }
-        await client.close()
     }
 }

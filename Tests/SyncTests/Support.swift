@@ -82,21 +82,18 @@ func queuePrompt(_ store: MirrorStore, session: String, text: String) throws -> 
     )
 }
 
-/// oa-sync following a simulator that serves the sample desktop history, once it is live, and a
-/// connection that drives the simulator.
+/// oa-sync following a simulator that serves the sample desktop history, once it is live.
 struct LiveSampleSync {
     let directory: TemporaryDirectory
     let simulator: SimulatorProcess
     let mirror: String
     let sync: OASyncProcess
-    let control: SimulatorControl
 
-    init(flavor: String) async throws {
+    init(flavor: String) throws {
         directory = try TemporaryDirectory()
         simulator = try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
         mirror = directory.path("mirror.sqlite")
         sync = try OASyncProcess(bridge: simulator.url, database: mirror)
         try sync.waitForState("live")
-        control = try await SimulatorControl(url: simulator.url)
     }
 }

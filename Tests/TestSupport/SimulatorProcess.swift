@@ -68,12 +68,20 @@ public final class SimulatorProcess {
 }
 
 /// A connection that drives the simulator through its `_sim/*` methods (it discards the
-/// notifications the simulator broadcasts to it).
+/// notifications the simulator broadcasts to it), for the length of a scope.
 public struct SimulatorControl: Sendable {
-    public let client: BridgeClient
+    private let client: BridgeClient
 
-    public init(url: String) async throws {
-        client = try await BridgeClient.connect(to: url, options: BridgeClientOptions.forTests.discardingNotifications)
+    /// Connects a control connection to the simulator at `url`, runs `body` with it (on the
+    /// caller's actor, by default), and closes it.
+    public static func withConnection<T>(
+        to url: String,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (SimulatorControl) async throws -> T
+    ) async throws -> T {
+        try await BridgeClient.withConnection(to: url, options: BridgeClientOptions.forTests.discardingNotifications, isolation: isolation) { client in
+            try await body(SimulatorControl(client: client))
+        }
     }
 
     /// Persists `updates` to `sessionID` and broadcasts them; returns their seqs.

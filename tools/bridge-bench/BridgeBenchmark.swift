@@ -41,32 +41,32 @@ struct BridgeBenchmark: AsyncParsableCommand {
         defer { simulator.process.terminate() }
         print("simulator ready after \(formatted(ContinuousClock.now - seedStart)) s: \(simulator.readyLine)")
 
-        let client = try await BridgeClient.connect(to: simulator.url, options: BridgeClientOptions().discardingNotifications)
-        var rates: [Double] = []
-        for run in 1...runs {
-            var since: Int64 = 0
-            var count = 0
-            var bytes = 0
-            var textBytes = 0
-            let start = ContinuousClock.now
-            while true {
-                let page = try await client.historyChanges(since: since, limit: pageSize, timeout: .seconds(60))
-                for change in page.items {
-                    let summary = change.update.summary
-                    textBytes += summary.text.utf8.count + summary.tag.utf8.count
-                    bytes += change.update.rawBytes.count
+        try await BridgeClient.withConnection(to: simulator.url, options: BridgeClientOptions().discardingNotifications) { client in
+            var rates: [Double] = []
+            for run in 1...runs {
+                var since: Int64 = 0
+                var count = 0
+                var bytes = 0
+                var textBytes = 0
+                let start = ContinuousClock.now
+                while true {
+                    let page = try await client.historyChanges(since: since, limit: pageSize, timeout: .seconds(60))
+                    for change in page.items {
+                        let summary = change.update.summary
+                        textBytes += summary.text.utf8.count + summary.tag.utf8.count
+                        bytes += change.update.rawBytes.count
+                    }
+                    count += page.items.count
+                    since = page.next
+                    if !page.hasMore { break }
                 }
-                count += page.items.count
-                since = page.next
-                if !page.hasMore { break }
+                let seconds = (ContinuousClock.now - start) / .seconds(1)
+                rates.append(Double(count) / seconds)
+                print("run \(run): \(count) events in \(formatted(seconds)) s = \(Int(Double(count) / seconds)) events/s, "
+                      + "\(formatted(Double(bytes) / 1_048_576 / seconds)) MiB/s of update JSON (\(textBytes) bytes of text read)")
             }
-            let seconds = (ContinuousClock.now - start) / .seconds(1)
-            rates.append(Double(count) / seconds)
-            print("run \(run): \(count) events in \(formatted(seconds)) s = \(Int(Double(count) / seconds)) events/s, "
-                  + "\(formatted(Double(bytes) / 1_048_576 / seconds)) MiB/s of update JSON (\(textBytes) bytes of text read)")
+            print("best: \(Int(rates.max() ?? 0)) events/s; median: \(Int(rates.sorted()[rates.count / 2])) events/s")
         }
-        print("best: \(Int(rates.max() ?? 0)) events/s; median: \(Int(rates.sorted()[rates.count / 2])) events/s")
-        await client.close()
     }
 
     private func formatted(_ duration: Duration) -> String { formatted(duration / .seconds(1)) }

@@ -28,10 +28,9 @@ enum BaselinePhase {
     /// Connects a reader, fires the burst from a control connection, and waits until the reader
     /// has read `count` `session/update` notifications.
     static func run(url: String, count: Int, bytes: Int, deadline: Deadline) async throws -> BurstTiming {
-        let reader = try await BridgeClient.connect(to: url, logger: BurstTrigger.quietLogger)
         let seen = Counter()
-        do {
-            let timing = try await withThrowingTaskGroup(of: ReaderOutcome.self) { group -> BurstTiming in
+        return try await BridgeClient.withConnection(to: url, options: BurstTrigger.clientOptions, logger: BurstTrigger.quietLogger) { reader in
+            try await withThrowingTaskGroup(of: ReaderOutcome.self) { group -> BurstTiming in
                 group.addTask {
                     var read = 0
                     for await notification in reader.notifications {
@@ -59,11 +58,6 @@ enum BaselinePhase {
                     throw deadline.exceeded(waitingFor: "the reader to read the burst (seqs \(burst.firstSeq)…\(burst.lastSeq))", seen: progress)
                 }
             }
-            await BurstTrigger.close(reader)
-            return timing
-        } catch {
-            await BurstTrigger.close(reader)
-            throw error
         }
     }
 }

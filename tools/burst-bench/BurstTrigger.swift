@@ -18,8 +18,7 @@ enum BurstTrigger {
     /// recent session, and closes the connection once answered (so that the broadcast soon stops
     /// going to it).
     static func fire(url: String, count: Int, bytes: Int, deadline: Deadline) async throws -> FiredBurst {
-        let control = try await BridgeClient.connect(to: url, logger: quietLogger)
-        do {
+        try await BridgeClient.withConnection(to: url, options: clientOptions, logger: quietLogger) { control in
             let session = try await control.recentSessions().first?.sessionID ?? "BURST"
             let params: JSONValue = ["session_id": .string(session), "count": .number(Int64(count)), "bytes": .number(Int64(bytes))]
             let triggered = ContinuousClock.now
@@ -28,12 +27,14 @@ enum BurstTrigger {
             guard let first = result["first_seq"]?.int64Value, let last = result["last_seq"]?.int64Value, last - first + 1 == Int64(count) else {
                 throw BenchmarkFailure("\(deadline.phase): unexpected answer to _sim/burst: \(String(decoding: JSONWriter.bytes(of: result), as: UTF8.self))")
             }
-            await close(control)
             return FiredBurst(firstSeq: first, lastSeq: last, triggered: triggered, answered: answered)
-        } catch {
-            await close(control)
-            throw error
         }
+    }
+
+    /// The benchmark's connections: closing one waits at most a few seconds for the close
+    /// handshake (the bridge may still be sending it a burst).
+    static var clientOptions: BridgeClientOptions {
+        BridgeClientOptions(closeTimeout: .seconds(5))
     }
 
     /// The bridge client's logger: warnings and errors only, so that connections do not print.
@@ -41,10 +42,5 @@ enum BurstTrigger {
         var logger = Logger(label: "oa-burst-bench")
         logger.logLevel = .warning
         return logger
-    }
-
-    /// Closes a client, waiting at most a few seconds for the close handshake.
-    static func close(_ client: BridgeClient) async {
-        _ = try? await within(.seconds(5)) { await client.close() }
     }
 }

@@ -1,13 +1,12 @@
 import Logging
 
-/// A JSON-RPC 2.0 session with an OpenAgents bridge over one WebSocket connection.
-///
-/// `connect` opens the socket and sends `initialize` before anything else; it returns once the
-/// bridge answered (or fails after the handshake timeout). Then every request gets its own id and
-/// timeout, answers are matched to requests by id (compared as strings), and only one request is
-/// in flight at a time unless the bridge said `pipelining`. Notifications arrive, in order, on
-/// `notifications`. When the connection dies every waiting request fails at once with
-/// `BridgeError.connectionClosed`, and `notifications` ends.
+/// A JSON-RPC 2.0 session with an OpenAgents bridge over one WebSocket connection, for the length
+/// of a scope: `withConnection` opens the socket, sends `initialize` before anything else, and runs
+/// its body with the client once the bridge answered (or fails after the handshake timeout). Then
+/// every request gets its own id and timeout, answers are matched to requests by id (compared as
+/// strings), and only one request is in flight at a time unless the bridge said `pipelining`.
+/// Notifications arrive, in order, on `notifications`. When the connection dies every waiting
+/// request fails at once with `BridgeError.connectionClosed`, and `notifications` ends.
 public actor BridgeClient {
     /// What the bridge said in answer to `initialize`.
     public private(set) var capabilities: BridgeCapabilities
@@ -44,74 +43,71 @@ public actor BridgeClient {
         }
     }
 
-    /// Connects to the bridge at `url` and completes the `initialize` handshake.
+    /// Connects to the bridge at `url`, completes the `initialize` handshake, runs `body` with the
+    /// client, and closes the connection.
     ///
-    /// The handshake timeout covers everything: the TCP connection, the WebSocket upgrade and the
-    /// answer to `initialize`.
+    /// The connection is scoped to this call: the WebSocket, its frame reader and writer, and the
+    /// client's reading loop are child tasks of it. When `body` returns or throws, the connection
+    /// is closed (waiting requests fail with `connectionClosed`) and every child has ended before
+    /// this call returns; cancelling the calling task drops the connection. `close()` ends the
+    /// connection earlier, inside `body`. The client must not be used after `body`: it is closed.
     ///
-    /// - Parameter isRetry: a reconnect attempt, which waits `retryHandshakeTimeout` instead of
-    ///   `firstHandshakeTimeout` (a desktop waking from sleep may be slow).
-    /// - Parameter onWebSocketOpen: called once the WebSocket is open, before `initialize` is sent.
-    public static func connect(
+    /// The handshake timeout covers everything before `body`: the TCP connection, the WebSocket
+    /// upgrade and the answer to `initialize`.
+    ///
+    /// - Parameters:
+    ///   - isRetry: a reconnect attempt, which waits `retryHandshakeTimeout` instead of
+    ///     `firstHandshakeTimeout` (a desktop waking from sleep may be slow).
+    ///   - onWebSocketOpen: called once the WebSocket is open, before `initialize` is sent.
+    ///   - isolation: where `body` runs: the caller's actor, by default.
+    ///   - body: what to do with the connected client; its result is returned.
+    /// - Throws: `BridgeError.invalidURL`, `.connectionFailed`, `.handshakeTimedOut`, the
+    ///   handshake's errors; `CancellationError` when cancelled; what `body` throws.
+    public static func withConnection<T>(
         to url: String,
         options: BridgeClientOptions = BridgeClientOptions(),
         isRetry: Bool = false,
         logger: Logger = Logger(label: "openagents.bridge"),
-        onWebSocketOpen: @escaping @Sendable () async -> Void = {}
-    ) async throws -> BridgeClient {
+        onWebSocketOpen: () async -> Void = {},
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (BridgeClient) async throws -> T
+    ) async throws -> T {
         let timeout = isRetry ? options.retryHandshakeTimeout : options.firstHandshakeTimeout
-        return try await withThrowingTaskGroup(of: BridgeClient?.self) { group in
-            group.addTask {
-                try await open(url: url, options: options, handshakeTimeout: timeout, logger: logger, onWebSocketOpen: onWebSocketOpen)
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            guard let first = try await group.next(), let client = first else {
-                group.cancelAll()
-                // A handshake finishing right at the deadline must not leave its connection open.
-                while let late = try? await group.next() {
-                    await late?.close()
-                }
-                throw BridgeError.handshakeTimedOut(url: url, after: timeout)
-            }
-            group.cancelAll()
-            return client
-        }
-    }
-
-    private static func open(
-        url: String,
-        options: BridgeClientOptions,
-        handshakeTimeout: Duration,
-        logger: Logger,
-        onWebSocketOpen: @Sendable () async -> Void
-    ) async throws -> BridgeClient {
-        let connection = try await WebSocketConnection.open(
-            url: url,
-            maximumMessageSize: options.maximumMessageSize,
-            keepaliveInterval: options.keepaliveInterval,
-            logger: logger
-        )
-        await onWebSocketOpen()
-        let client = BridgeClient(connection: connection, url: url, options: options, logger: logger)
-        await client.startReading()
+        let deadline = ContinuousClock.now + timeout
         do {
-            try await withTaskCancellationHandler {
-                try await client.handshake(timeout: handshakeTimeout)
-            } onCancel: {
-                connection.abort()
+            return try await WebSocketConnection.withConnection(
+                url: url,
+                maximumMessageSize: options.maximumMessageSize,
+                keepaliveInterval: options.keepaliveInterval,
+                closeTimeout: options.closeTimeout,
+                openDeadline: deadline,
+                logger: logger,
+                isolation: isolation
+            ) { connection in
+                await onWebSocketOpen()
+                let client = BridgeClient(connection: connection, url: url, options: options, logger: logger)
+                return try await withThrowingTaskGroup(of: Void.self, returning: T.self, isolation: isolation) { group in
+                    group.addTask { await client.readMessages() }
+                    try await client.handshake(by: deadline, timeout: timeout)
+                    let result: T
+                    do {
+                        result = try await body(client)
+                    } catch {
+                        await client.close()
+                        throw error
+                    }
+                    await client.close()
+                    return result
+                }
             }
-        } catch {
-            await client.close()
-            if case BridgeError.timedOut = error { throw BridgeError.handshakeTimedOut(url: url, after: handshakeTimeout) }
-            throw error
+        } catch is WebSocketConnection.OpeningTimedOut {
+            throw BridgeError.handshakeTimedOut(url: url, after: timeout)
         }
-        return client
     }
 
-    /// Closes the connection; waiting requests fail with `connectionClosed`.
+    /// Closes the connection and waits until it is gone; waiting requests fail with
+    /// `connectionClosed`. The connection's scope does it when its body is done: call it to end
+    /// the connection earlier.
     public func close() async {
         connectionEnded(reason: "closed by this client")
         await connection.close()
@@ -183,9 +179,18 @@ public actor BridgeClient {
         return "req"
     }
 
-    private func handshake(timeout: Duration) async throws {
-        let (result, _) = try await call(BridgeMethod.initialize, params: options.clientInfo.initializeParams, timeout: timeout)
-        capabilities = try BridgeCapabilities(result: result)
+    /// Sends `initialize` and reads the bridge's capabilities, by `deadline`; closes the
+    /// connection when that fails.
+    private func handshake(by deadline: ContinuousClock.Instant, timeout: Duration) async throws {
+        do {
+            let (result, _) = try await call(BridgeMethod.initialize, params: options.clientInfo.initializeParams,
+                                             timeout: max(deadline - ContinuousClock.now, .zero))
+            capabilities = try BridgeCapabilities(result: result)
+        } catch {
+            await close()
+            if case BridgeError.timedOut = error { throw BridgeError.handshakeTimedOut(url: url, after: timeout) }
+            throw error
+        }
         logger.info("connected", metadata: [
             "url": "\(url)", "protocol": "\(capabilities.protocolVersion)",
             "history_cursor": "\(capabilities.historyCursor.map(String.init) ?? "no")",
@@ -199,21 +204,16 @@ public actor BridgeClient {
 
     // MARK: Reading
 
-    private func startReading() {
-        let inbound = connection.inbound
-        Task { [weak self] in
-            for await event in inbound {
-                guard let self else { return }
-                switch event {
-                case .message(let bytes): await self.receive(bytes)
-                case .closed(let reason): await self.connectionEnded(reason: reason)
-                }
+    /// Reads the connection's messages until it ends: the connection's scope runs it as a child.
+    private nonisolated func readMessages() async {
+        for await event in connection.inbound {
+            switch event {
+            case .message(let bytes): await receive(bytes)
+            case .closed(let reason): await connectionEnded(reason: reason)
             }
         }
-    }
-
-    deinit {
-        connection.abort()
+        // Ended without `.closed`: closed by this client (already recorded), or cancelled.
+        await connectionEnded(reason: "cancelled")
     }
 
     private func receive(_ bytes: [UInt8]) async {

@@ -10,6 +10,9 @@ public struct BridgeClientOptions: Sendable {
     public var requestTimeout: Duration
     /// Ping interval; a ping unanswered by the next one closes the connection. nil: no pings.
     public var keepaliveInterval: Duration?
+    /// How long closing waits for the bridge to answer the close handshake before dropping the
+    /// connection.
+    public var closeTimeout: Duration
     /// The largest frame (and message) accepted, in bytes: a stock timeline comes in one frame.
     public var maximumMessageSize: Int
     /// What happens to the bridge's notifications.
@@ -35,6 +38,7 @@ public struct BridgeClientOptions: Sendable {
         retryHandshakeTimeout: Duration = .seconds(10),
         requestTimeout: Duration = .seconds(15),
         keepaliveInterval: Duration? = .seconds(15),
+        closeTimeout: Duration = .seconds(15),
         maximumMessageSize: Int = 128 << 20,
         notifications: NotificationHandling = .standard
     ) {
@@ -43,6 +47,7 @@ public struct BridgeClientOptions: Sendable {
         self.retryHandshakeTimeout = retryHandshakeTimeout
         self.requestTimeout = requestTimeout
         self.keepaliveInterval = keepaliveInterval
+        self.closeTimeout = closeTimeout
         self.maximumMessageSize = maximumMessageSize
         self.notifications = notifications
     }

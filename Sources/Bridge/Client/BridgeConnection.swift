@@ -23,14 +23,21 @@ public protocol BridgeConnection: Sendable {
     func close() async
 }
 
-/// Opens a connection to a bridge for each attempt of the sync engine.
+/// Opens a connection to a bridge for each attempt of the sync engine, for the length of a scope.
 public protocol BridgeConnector: Sendable {
-    /// Connects and completes the handshake.
+    /// Connects, completes the handshake, runs `body` with the connection, and closes it: the
+    /// connection's tasks are children of this call and have ended when it returns, whether
+    /// `body` returned or threw.
     ///
     /// - Parameters:
     ///   - isRetry: a reconnect attempt (it may wait longer for a bridge waking up).
     ///   - onOpen: called once the transport is open, before the handshake.
-    func connect(isRetry: Bool, onOpen: @escaping @Sendable () async -> Void) async throws -> any BridgeConnection
+    ///   - body: the work done on the connection; its result is returned.
+    func withConnection<T: Sendable>(
+        isRetry: Bool,
+        onOpen: @Sendable () async -> Void,
+        _ body: @Sendable (any BridgeConnection) async throws -> T
+    ) async throws -> T
 }
 
 extension BridgeClient: BridgeConnection {}
@@ -39,16 +46,25 @@ extension BridgeClient: BridgeConnection {}
 public struct WebSocketBridgeConnector: BridgeConnector {
     /// `ws://` or `wss://` URL of the bridge.
     public let url: String
+    /// How each connection connects and waits.
     public let options: BridgeClientOptions
+    /// The connections' logger.
     public let logger: Logger
 
+    /// A connector to the bridge at `url`.
     public init(url: String, options: BridgeClientOptions, logger: Logger) {
         self.url = url
         self.options = options
         self.logger = logger
     }
 
-    public func connect(isRetry: Bool, onOpen: @escaping @Sendable () async -> Void) async throws -> any BridgeConnection {
-        try await BridgeClient.connect(to: url, options: options, isRetry: isRetry, logger: logger, onWebSocketOpen: onOpen)
+    public func withConnection<T: Sendable>(
+        isRetry: Bool,
+        onOpen: @Sendable () async -> Void,
+        _ body: @Sendable (any BridgeConnection) async throws -> T
+    ) async throws -> T {
+        try await BridgeClient.withConnection(to: url, options: options, isRetry: isRetry, logger: logger, onWebSocketOpen: onOpen) { client in
+            try await body(client)
+        }
     }
 }

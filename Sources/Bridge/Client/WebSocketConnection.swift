@@ -2,13 +2,15 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
 import WSClient
 
-/// One WebSocket connection, as a stream of received messages and a way to send.
+/// One WebSocket connection, as a stream of received messages and a way to send, for the length
+/// of a scope (`withConnection`).
 ///
-/// Wraps `WSClient`'s structured `connect`: the connection lives in its own task until `close()`,
-/// until the peer closes it, or until keepalive finds it dead; `inbound` then ends with `.closed`.
+/// Wraps `WSClient`'s structured `connect`: the connection, its frame reader and its writer are
+/// child tasks of `withConnection`. The connection ends when the scope's body is done, on
+/// `close()`, when the peer closes it, or when keepalive finds it dead; `inbound` then ends with
+/// `.closed`.
 final class WebSocketConnection: Sendable {
     /// What the connection receives.
     enum Event: Sendable {
@@ -23,123 +25,196 @@ final class WebSocketConnection: Sendable {
         case close
     }
 
+    /// The WebSocket upgrade was not answered by the deadline given to `withConnection`.
+    struct OpeningTimedOut: Error {}
+
     /// What was received and not yet read: bounded, so that a reader that falls behind stops the
     /// connection from reading its socket (TCP then pushes back on the bridge).
     let inbound: BoundedBuffer<Event>
     private let commands: AsyncStream<Command>.Continuation
-    private let task: Task<Void, Never>
+    /// Raised once the connection's task is over.
+    private let ended = EndSignal()
 
     /// Received messages kept before the socket is no longer read: at most this many…
     static let inboundMessageLimit = 256
     /// …and this many bytes (a single larger message is still taken).
     static let inboundByteLimit = 4 << 20
 
-    private init(inbound: BoundedBuffer<Event>, commands: AsyncStream<Command>.Continuation, task: Task<Void, Never>) {
-        self.inbound = inbound
+    private init(commands: AsyncStream<Command>.Continuation) {
+        inbound = BoundedBuffer(elementLimit: Self.inboundMessageLimit, byteLimit: Self.inboundByteLimit)
         self.commands = commands
-        self.task = task
     }
 
-    deinit {
-        commands.finish()
-    }
-
-    /// Opens a connection; returns once the WebSocket upgrade succeeded.
+    /// Opens a connection, runs `body` with it once the WebSocket upgrade succeeded, then closes
+    /// it (with the close handshake, which waits at most `closeTimeout` for the peer).
     ///
-    /// - Throws: `BridgeError.invalidURL`, `.connectionFailed`; `CancellationError` when cancelled.
-    static func open(
+    /// Everything the connection runs is a child of this call, and has ended when it returns,
+    /// whether `body` returned or threw. Cancelling the calling task drops the connection.
+    ///
+    /// The connection runs on an event loop (one thread) of its own, shut down before this call
+    /// returns: until the upgrade is answered, WSClient gives no handle on the socket and does not
+    /// heed cancellation, so shutting the loop down is what closes a socket whose upgrade never
+    /// comes (a frozen bridge).
+    ///
+    /// - Parameters:
+    ///   - openDeadline: when to stop waiting for the upgrade (`OpeningTimedOut`).
+    ///   - isolation: where `body` runs: the caller's actor, by default.
+    /// - Throws: `BridgeError.invalidURL`, `.connectionFailed`, `OpeningTimedOut`;
+    ///   `CancellationError` when cancelled before the connection opened; what `body` throws.
+    static func withConnection<T>(
         url: String,
         maximumMessageSize: Int,
         keepaliveInterval: Duration?,
-        logger: Logger
-    ) async throws -> WebSocketConnection {
+        closeTimeout: Duration,
+        openDeadline: ContinuousClock.Instant,
+        logger: Logger,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (WebSocketConnection) async throws -> T
+    ) async throws -> T {
         guard BridgeURL.isValid(url) else { throw BridgeError.invalidURL(url) }
-        let events = BoundedBuffer<Event>(elementLimit: inboundMessageLimit, byteLimit: inboundByteLimit)
-        let (commandStream, commands) = AsyncStream<Command>.makeStream()
-        let opened = OpenSignal()
         let configuration = WebSocketClientConfiguration(
             maxFrameSize: maximumMessageSize,
+            closeTimeout: closeTimeout,
             autoPing: keepaliveInterval.map { .enabled(timePeriod: $0) } ?? .disabled
         )
-        let task = Task {
-            var reason = "closed by the bridge"
-            do {
-                let close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
-                    opened.succeed()
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            // Messages are assembled from frames here, so that a text message's bytes
-                            // reach the parser exactly as sent, never repaired through a String.
-                            var message: [UInt8] = []
-                            var inMessage = false
-                            for try await frame in inbound {
-                                // A continuation continues a message; a text or binary frame starts one.
-                                guard (frame.opcode == .continuation) == inMessage else {
-                                    throw BridgeError.connectionClosed(reason: "the bridge broke the WebSocket protocol: "
-                                        + (inMessage ? "a new message began inside a fragmented one" : "a continuation frame with no message to continue"))
-                                }
-                                guard message.count + frame.data.readableBytes <= maximumMessageSize else {
-                                    throw BridgeError.connectionClosed(reason: "the bridge sent a message over \(maximumMessageSize) bytes")
-                                }
-                                message += frame.data.readableBytesView
-                                inMessage = !frame.fin
-                                if frame.fin {
-                                    guard await events.send(.message(message), bytes: message.count) else { return }
-                                    message = []
-                                }
-                            }
-                        }
-                        group.addTask {
-                            for await command in commandStream {
-                                switch command {
-                                case .send(let bytes, let done):
-                                    do {
-                                        try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
-                                        done.resume()
-                                    } catch {
-                                        done.resume(throwing: error)
-                                        throw error
-                                    }
-                                case .close:
-                                    return
-                                }
-                            }
-                        }
-                        try await group.next()
-                        group.cancelAll()
-                    }
-                }
-                if let close {
-                    reason = "closed by the bridge (\(close.closeCode)\(close.reason.map { ": \($0)" } ?? ""))"
-                }
-            } catch {
-                reason = Self.describe(error)
-                opened.fail(BridgeError.connectionFailed(url: url, reason: reason))
-            }
-            opened.fail(BridgeError.connectionClosed(reason: reason))
-            await events.send(.closed(reason: reason))
-            events.finish()
-            // Sends still queued will never be written.
-            commands.finish()
-            for await command in commandStream {
-                if case .send(_, let done) = command { done.resume(throwing: BridgeError.connectionClosed(reason: reason)) }
-            }
-        }
+        let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (commandStream, commands) = AsyncStream<Command>.makeStream()
+        let connection = WebSocketConnection(commands: commands)
+        let opened = OpenSignal()
+        let outcome: Result<T, any Error>
         do {
-            try await withTaskCancellationHandler {
-                try await opened.wait()
-            } onCancel: {
-                task.cancel()
-                opened.fail(CancellationError())
-            }
-        } catch let error as BridgeError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
+            outcome = .success(try await withThrowingTaskGroup(of: Void.self, returning: T.self, isolation: isolation) { group in
+                group.addTask {
+                    await connection.run(url: url, configuration: configuration, eventLoop: eventLoop,
+                                         commandStream: commandStream, opened: opened, logger: logger)
+                }
+                do {
+                    try await waitUntilOpen(opened, deadline: openDeadline)
+                } catch {
+                    // Given up while the upgrade is still awaited: closing the loop closes its socket.
+                    if opened.fail(CancellationError()) { try? await eventLoop.shutdownGracefully() }
+                    throw Self.openingError(error, url: url)
+                }
+                let result: T
+                do {
+                    result = try await body(connection)
+                } catch {
+                    await connection.close()
+                    throw error
+                }
+                await connection.close()
+                return result
+            })
         } catch {
-            throw BridgeError.connectionFailed(url: url, reason: "\(error)")
+            outcome = .failure(error)
         }
-        return WebSocketConnection(inbound: events, commands: commands, task: task)
+        try? await eventLoop.shutdownGracefully()
+        return try outcome.get()
+    }
+
+    /// Waits for the upgrade until `deadline`; the wait and the deadline are children of this call.
+    private static func waitUntilOpen(_ opened: OpenSignal, deadline: ContinuousClock.Instant) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { race in
+            race.addTask {
+                try await opened.wait()
+                return true
+            }
+            race.addTask {
+                try await Task.sleep(until: deadline)
+                return false
+            }
+            defer { race.cancelAll() }
+            guard try await race.next() == true else { throw OpeningTimedOut() }
+        }
+    }
+
+    /// What a failed opening throws: its own errors as they are, anything else as a failed connection.
+    private static func openingError(_ error: any Error, url: String) -> any Error {
+        switch error {
+        case is BridgeError, is OpeningTimedOut, is CancellationError: error
+        default: BridgeError.connectionFailed(url: url, reason: "\(error)")
+        }
+    }
+
+    /// The connection's task: connects, reads and writes until the connection ends, then ends
+    /// `inbound` with `.closed` and fails the sends still queued.
+    private func run(
+        url: String,
+        configuration: WebSocketClientConfiguration,
+        eventLoop: MultiThreadedEventLoopGroup,
+        commandStream: AsyncStream<Command>,
+        opened: OpenSignal,
+        logger: Logger
+    ) async {
+        var reason = "closed by the bridge"
+        do {
+            let close = try await WebSocketClient.connect(url: url, configuration: configuration, eventLoopGroup: eventLoop,
+                                                          logger: logger) { frames, outbound, _ in
+                guard opened.succeed() else { return }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await self.assembleMessages(from: frames, maximumMessageSize: configuration.maxFrameSize) }
+                    group.addTask { try await Self.write(commandStream, to: outbound) }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+            if let close {
+                reason = "closed by the bridge (\(close.closeCode)\(close.reason.map { ": \($0)" } ?? ""))"
+            }
+        } catch {
+            reason = Self.describe(error)
+            opened.fail(BridgeError.connectionFailed(url: url, reason: reason))
+        }
+        opened.fail(BridgeError.connectionClosed(reason: reason))
+        await inbound.send(.closed(reason: reason))
+        inbound.finish()
+        // Sends still queued will never be written.
+        commands.finish()
+        for await command in commandStream {
+            if case .send(_, let done) = command { done.resume(throwing: BridgeError.connectionClosed(reason: reason)) }
+        }
+        ended.raise()
+    }
+
+    /// Assembles messages from frames into `inbound`, so that a text message's bytes reach the
+    /// parser exactly as sent, never repaired through a String. Returns once `inbound` is finished.
+    private func assembleMessages(from frames: WebSocketInboundStream, maximumMessageSize: Int) async throws {
+        var message: [UInt8] = []
+        var inMessage = false
+        for try await frame in frames {
+            // A continuation continues a message; a text or binary frame starts one.
+            guard (frame.opcode == .continuation) == inMessage else {
+                throw BridgeError.connectionClosed(reason: "the bridge broke the WebSocket protocol: "
+                    + (inMessage ? "a new message began inside a fragmented one" : "a continuation frame with no message to continue"))
+            }
+            guard message.count + frame.data.readableBytes <= maximumMessageSize else {
+                throw BridgeError.connectionClosed(reason: "the bridge sent a message over \(maximumMessageSize) bytes")
+            }
+            message += frame.data.readableBytesView
+            inMessage = !frame.fin
+            if frame.fin {
+                guard await inbound.send(.message(message), bytes: message.count) else { return }
+                message = []
+            }
+        }
+    }
+
+    /// Writes each send as a text frame, until a close command.
+    private static func write(_ commandStream: AsyncStream<Command>, to outbound: WebSocketOutboundWriter) async throws {
+        for await command in commandStream {
+            switch command {
+            case .send(let bytes, let done):
+                do {
+                    try await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
+                    done.resume()
+                } catch {
+                    done.resume(throwing: error)
+                    throw error
+                }
+            case .close:
+                return
+            }
+        }
     }
 
     /// A short reason for a failed connection: the system's words for an errno where there is one.
@@ -167,44 +242,10 @@ final class WebSocketConnection: Sendable {
     }
 
     /// Closes the connection (with the WebSocket close handshake) and waits until it is gone.
+    /// The scope does it when its body is done; calling it earlier ends the connection early.
     func close() async {
         commands.yield(.close)
         inbound.finish()
-        await task.value
-    }
-
-    /// Drops the connection at once, without waiting for the peer.
-    func abort() {
-        inbound.finish()
-        task.cancel()
-    }
-}
-
-/// Signals, once, whether the connection opened.
-private final class OpenSignal: Sendable {
-    private let state = Mutex<(result: Result<Void, any Error>?, waiter: CheckedContinuation<Void, any Error>?)>((nil, nil))
-
-    func succeed() { settle(.success(())) }
-
-    func fail(_ error: any Error) { settle(.failure(error)) }
-
-    private func settle(_ result: Result<Void, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(with: result)
-    }
-
-    func wait() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let result = state.withLock { state -> Result<Void, any Error>? in
-                if state.result == nil { state.waiter = continuation }
-                return state.result
-            }
-            if let result { continuation.resume(with: result) }
-        }
+        await ended.wait()
     }
 }
