@@ -43,7 +43,7 @@ public final class OASyncProcess {
         process.arguments = ["--bridge", bridge, "--db", database, "--log-format", "json", "--verbose",
                              "--backoff-initial-ms", "20", "--backoff-cap-ms", "200", "--refetch-after-quiet-ms", "100",
                              "--handshake-timeout-ms", "20000"] + extraArguments
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)  // the handle below says why, if it failed
         let logWriter = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         defer { try? logWriter.close() }
         logReader = try FileHandle(forReadingFrom: URL(fileURLWithPath: logPath))
