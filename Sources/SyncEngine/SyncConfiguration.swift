@@ -56,7 +56,7 @@ public struct SyncConfiguration: Sendable {
         bridgeURL: String,
         clientOptions: BridgeClientOptions = BridgeClientOptions(clientInfo: ClientInfo(name: "oa-sync", title: "OpenAgents Mirror", version: "0.1.0")),
         backoff: BackoffPolicy = BackoffPolicy(),
-        changesPageSize: Int = 5000,
+        changesPageSize: Int = 2000,
         eventsPerTransaction: Int = 20_000,
         refetchAfterQuiet: Duration = .seconds(2),
         outboxPollInterval: Duration = .milliseconds(250),

@@ -5,8 +5,8 @@ import MirrorStore
 extension SyncEngine {
     /// Fills session metadata from `tinyvex/history.sessions`, then pages `tinyvex/history.changes`
     /// from the mirror's cursor to the end. Pages are committed together with the cursor that
-    /// covers them, up to `eventsPerTransaction` events a transaction, while the next page is
-    /// already on its way and being decoded; search indexing waits for the end of the catch-up.
+    /// covers them, `eventsPerTransaction` events a transaction (each indexing its events for
+    /// search), while the next pages are already on their way, decoded and packed.
     ///
     /// Session metadata is asked for on the first sync and whenever new sessions appeared, so that
     /// catching up after a reconnect costs traffic in proportion to what changed.
@@ -21,7 +21,6 @@ extension SyncEngine {
         let started = ContinuousClock.now
         var written = 0
         catchingUp = true
-        store.defersSearchIndexing = true
         defer {
             catchingUp = false
             store.defersSearchIndexing = false
@@ -49,6 +48,9 @@ extension SyncEngine {
             try await group.waitForAll()
         }
         catchingUp = false
+        // Indexed in many transactions, the index is merged once now (by the step that finds
+        // nothing left to index).
+        indexedSinceMerge += written
         let indexed = try await indexPendingSearchText()
         if startCursor > 0, try store.sessionCount() > knownSessions {
             (sessionCount, _) = try await mirrorSessionMetadata(client)
@@ -61,6 +63,9 @@ extension SyncEngine {
     /// Writes `events` with the cursor that covers them, in one transaction; returns the events
     /// written.
     private func commit(_ events: EventBatch, cursor: Int64) throws -> Int {
+        // Each transaction indexes its own events (and live ones put off meanwhile): the text is
+        // at hand, and the index grows beside the rows instead of in a long pass at the end.
+        store.defersSearchIndexing = false
         let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor)
         report.eventsWritten += outcome.inserted
         return outcome.inserted

@@ -41,7 +41,7 @@ public actor SyncEngine {
     /// Whether a gap in live updates was logged at info level on this connection.
     var gapLogged = false
     /// Events indexed for search in steps since the index was last merged.
-    private var indexedSinceMerge = 0
+    var indexedSinceMerge = 0
     /// True while a history-cursor catch-up runs (it indexes for search once, at its end).
     var catchingUp = false
     /// Wakes the live loop before its next tick (a gap to page over).

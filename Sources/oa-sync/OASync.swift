@@ -51,7 +51,7 @@ struct OASync: AsyncParsableCommand {
     var backoffCapMs = 30_000
 
     @Option(help: "Events per history.changes page (1…5000).")
-    var changesPageSize = 5000
+    var changesPageSize = 2000
 
     @Option(help: "A stock bridge's session with live updates is fetched again after this many quiet milliseconds.")
     var refetchAfterQuietMs = 2000
