@@ -120,7 +120,7 @@ extension SyncEngine {
             next += 1
         }
         guard !continuing.isEmpty else { return }
-        deferSearchIndexingDuringBursts(moreWaiting: moreWaiting)
+        deferSearchIndexingDuringBursts(moreWaiting: moreWaiting, batchSize: updates.count)
         let outcome = try store.appendEvents(updates.keeping(continuing), advancingHistoryCursorTo: next - 1)
         report.eventsWritten += outcome.inserted
     }

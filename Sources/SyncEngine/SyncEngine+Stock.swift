@@ -64,7 +64,7 @@ extension SyncEngine {
     /// Shows live updates at once, in one transaction, provisional until their session's next
     /// fetch confirms them.
     func applyProvisional(_ updates: EventBatch, moreWaiting: Bool) throws {
-        deferSearchIndexingDuringBursts(moreWaiting: moreWaiting)
+        deferSearchIndexingDuringBursts(moreWaiting: moreWaiting, batchSize: updates.count)
         let outcome = try store.appendEvents(updates)
         report.eventsWritten += outcome.inserted
         let now = ContinuousClock.now

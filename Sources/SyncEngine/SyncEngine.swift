@@ -42,8 +42,10 @@ public actor SyncEngine {
     var gapLogged = false
     /// Events indexed for search in steps since the index was last merged.
     var indexedSinceMerge = 0
-    /// True while a history-cursor catch-up runs (it indexes for search once, at its end).
+    /// True while a history-cursor catch-up runs (its commits index for search; live ones wait).
     var catchingUp = false
+    /// When the last live batch that was part of a burst was taken.
+    private var lastBurstBatchAt: ContinuousClock.Instant?
     /// Wakes the live loop before its next tick (a gap to page over).
     private var wakeLiveLoop: AsyncStream<Void>.Continuation?
     var report: SyncReport
@@ -214,8 +216,8 @@ public actor SyncEngine {
     /// Periodic work while live: pages over gaps, prompts queued by other processes, stock
     /// sessions to confirm.
     private func tick(_ client: any BridgeConnection) async throws {
-        // Nothing waiting: no burst (any more). Search indexing put off goes on, a step a tick.
-        if !catchingUp && client.notifications.count == 0 {
+        // Nothing waiting and no burst lately: search indexing put off goes on, a step a tick.
+        if !catchingUp && client.notifications.count == 0 && !burstIsRecent() {
             store.defersSearchIndexing = false
             try indexSearchStep()
         }
@@ -257,11 +259,26 @@ public actor SyncEngine {
     static let mergeAfterIndexing = 10_000
 
     /// Live updates are indexed for search with their commit, except during a burst (more were
-    /// already waiting when the batch was taken): indexing then waits until the burst is absorbed,
-    /// and follows in bounded steps (the next commits and ticks), so that a burst is absorbed at
-    /// the speed of its rows alone and no commit after it waits long.
-    func deferSearchIndexingDuringBursts(moreWaiting: Bool) {
-        store.defersSearchIndexing = catchingUp || moreWaiting
+    /// already waiting when the batch was taken, or the batch was large) and for
+    /// `burstSettlingTime` after it: indexing then waits until the burst is absorbed, and follows
+    /// in bounded steps (the next commits and ticks), so that a burst is absorbed at the speed of
+    /// its rows alone and no commit after it waits long.
+    func deferSearchIndexingDuringBursts(moreWaiting: Bool, batchSize: Int) {
+        let now = ContinuousClock.now
+        if moreWaiting || batchSize >= Self.burstBatchSize { lastBurstBatchAt = now }
+        store.defersSearchIndexing = catchingUp || burstIsRecent(at: now)
+    }
+
+    /// A live batch at least this large is part of a burst.
+    static let burstBatchSize = 256
+
+    /// How long after a burst's last batch search indexing still waits (a burst on a busy machine
+    /// comes in waves: the writer may find nothing waiting for a moment).
+    static let burstSettlingTime = Duration.seconds(1)
+
+    func burstIsRecent(at now: ContinuousClock.Instant = .now) -> Bool {
+        guard let lastBurstBatchAt else { return false }
+        return now - lastBurstBatchAt < Self.burstSettlingTime
     }
 
     /// What a catch-up held in memory goes back to the system before the engine waits live.
