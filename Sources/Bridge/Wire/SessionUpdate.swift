@@ -44,7 +44,11 @@ public enum SessionUpdateVariant: Sendable, Equatable {
 
     /// Reads an update object; never fails.
     public init(_ update: JSONValue) {
-        let tagged = TaggedUpdate(update)
+        self.init(TaggedUpdate(update))
+    }
+
+    /// Reads an update whose tag is already found.
+    init(_ tagged: TaggedUpdate) {
         let body = tagged.body
         switch UpdateKind(tag: tagged.tag) {
         case .userMessageChunk: self = .userMessageChunk(ContentBlock(chunkContent: body))

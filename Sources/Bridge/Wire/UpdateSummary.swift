@@ -19,8 +19,9 @@ public struct UpdateSummary: Sendable, Equatable {
 
     /// Reads an update object. Never fails: anything that is not an update object is `unknown`.
     public init(of update: JSONValue) {
-        tag = TaggedUpdate(update).tag
-        switch SessionUpdateVariant(update) {
+        let tagged = TaggedUpdate(update)
+        tag = tagged.tag
+        switch SessionUpdateVariant(tagged) {
         case .userMessageChunk(let block), .agentMessageChunk(let block), .agentThoughtChunk(let block):
             text = block.plainText
         case .plan(let entries):
