@@ -48,7 +48,7 @@ enum EventMapping {
         for notification in notifications {
             guard case .sessionUpdate(let update) = notification else { continue }
             let event = event(update, fromHistoryCursorBridge: fromHistoryCursorBridge)
-            batch.append(event, mode: mode(of: event))
+            batch.append(event, mode: event.kind == UpdateKind.currentModeUpdate.rawValue ? mode(of: update.update) : nil)
         }
         return batch
     }
@@ -62,12 +62,6 @@ enum EventMapping {
         ThreadRecord(threadID: thread.id, title: thread.title, source: thread.source, createdAt: thread.createdAt,
                      updatedAt: thread.updatedAt, lastMessageTS: thread.lastMessageTS, messageCount: thread.messageCount,
                      itemJSON: thread.rawBytes)
-    }
-
-    /// The mode an event sets, if it is a `current_mode_update`.
-    static func mode(of event: NewEvent) -> String? {
-        guard event.kind == UpdateKind.currentModeUpdate.rawValue else { return nil }
-        return mode(of: SessionUpdate(rawBytes: event.updateJSON))
     }
 
     /// The mode a `current_mode_update` sets, if the update is one.

@@ -21,19 +21,17 @@ extension SyncEngine {
         let started = ContinuousClock.now
         var written = 0
         catchingUp = true
-        defer {
-            catchingUp = false
-            store.defersSearchIndexing = false
-        }
+        defer { catchingUp = false }
         // Pages are fetched, decoded and packed by a task of their own into batches of a
         // transaction's worth (fewer events only at the end), one batch ahead of the writer: a
         // timeline then lies in runs of neighbouring rows, one per transaction. What arrived
         // before a failure is committed: whole pages, with the cursor that covers them.
         let batches = BoundedBuffer<FetchedBatch>(elementLimit: 1)
+        let configuration = configuration
         var cursor = startCursor
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await FetchedBatch.fetchAll(from: client, since: startCursor, configuration: self.configuration, into: batches)
+                try await FetchedBatch.fetchAll(from: client, since: startCursor, configuration: configuration, into: batches)
             }
             for await batch in batches {
                 cursor = batch.cursor
@@ -47,11 +45,13 @@ extension SyncEngine {
             }
             try await group.waitForAll()
         }
+        // The buffer also ends when this task is cancelled: that is no catch-up.
+        try Task.checkCancellation()
         catchingUp = false
         // Indexed in many transactions, the index is merged once now (by the step that finds
-        // nothing left to index).
+        // nothing left to index); during a burst, the ticks after it do that.
         indexedSinceMerge += written
-        let indexed = try await indexPendingSearchText()
+        let indexed = burstIsRecent() ? 0 : try await indexPendingSearchText()
         if startCursor > 0, try store.sessionCount() > knownSessions {
             (sessionCount, _) = try await mirrorSessionMetadata(client)
         }
@@ -64,8 +64,9 @@ extension SyncEngine {
     /// written.
     private func commit(_ events: EventBatch, cursor: Int64) throws -> Int {
         // Each transaction indexes its own events (and live ones put off meanwhile): the text is
-        // at hand, and the index grows beside the rows instead of in a long pass at the end.
-        store.defersSearchIndexing = false
+        // at hand, and the index grows beside the rows instead of in a long pass at the end. A
+        // catch-up during a burst (paging over a gap) leaves indexing to after the burst.
+        store.defersSearchIndexing = burstIsRecent()
         let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor)
         report.eventsWritten += outcome.inserted
         return outcome.inserted
@@ -146,6 +147,7 @@ struct FetchedBatch: Sendable {
         defer { batches.finish() }
         let limit = configuration.changesPageSize
         var pending = FetchedBatch(cursor: since, events: EventBatch())
+        var sentCursor = since
         do {
             try await withThrowingTaskGroup(of: (since: Int64, page: HistoryChangesPage).self) { group in
                 group.addTask { (since, try await client.historyChanges(since: since, limit: limit, timeout: nil)) }
@@ -159,12 +161,14 @@ struct FetchedBatch: Sendable {
                     EventMapping.append(page.items, to: &pending.events)
                     pending.cursor = max(pending.cursor, page.next)
                     guard !hasMore || pending.events.count >= configuration.eventsPerTransaction else { continue }
-                    guard await batches.send(pending) else { return }
+                    // Refused only when this task is cancelled (the writer failed or stopped).
+                    guard await batches.send(pending) else { throw CancellationError() }
+                    sentCursor = pending.cursor
                     pending.events = EventBatch()
                 }
             }
         } catch {
-            if !pending.events.isEmpty { await batches.send(pending) }
+            if !pending.events.isEmpty || pending.cursor > sentCursor { await batches.send(pending) }
             throw error
         }
     }

@@ -100,4 +100,26 @@ struct EventBatchTests {
         #expect(try store.timeline(sessionID: "c").first?.updateJSON == messageEvent("c", seq: 3, text: "three").updateJSON)
         #expect(try store.session(id: "a") == nil)
     }
+
+    @Test("a refetched tail goes into its session in the order fetched, whatever session ids its items carry")
+    func refetchedTailInOrder() throws {
+        let fetched = [messageEvent("a", text: "one"), messageEvent("b", text: "two"), messageEvent("a", text: "three")]
+        let replaced = try store.replaceTimelineTail(sessionID: "a", with: fetched)
+        #expect(replaced.inserted == 3)
+        let timeline = try store.timeline(sessionID: "a")
+        #expect(timeline.map(\.text) == ["one", "two", "three"])
+        #expect(timeline.map(\.ordinal) == [0, 1, 2])
+        #expect(try store.session(id: "b") == nil)
+    }
+
+    @Test("a prompt's echo is written as given and its id recorded, whatever seq it carries")
+    func echoWrittenAsGiven() throws {
+        try store.appendEvents((1...5).map { messageEvent("a", seq: Int64($0), text: "e\($0)") }, advancingHistoryCursorTo: 5)
+        let item = try store.enqueuePrompt(sessionID: "a", text: "hello", clientMessageID: "m-1",
+                                           localEcho: messageEvent("a", seq: 2, text: "hello"))
+        let echo = try #require(try store.timeline(sessionID: "a").last)
+        #expect(echo.text == "hello" && echo.origin == .local)
+        #expect(item.localEventID == echo.eventID)
+        #expect(try store.session(id: "a")?.localEventCount == 6)
+    }
 }

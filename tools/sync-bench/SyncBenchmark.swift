@@ -105,7 +105,8 @@ struct SyncBenchmark: AsyncParsableCommand {
             }
             // The sender stamps each update with the monotonic time it was handed to the bridge; the
             // reader below notes when its row is in the mirror.
-            let sender = Task {
+            // A child of this scope: cancelled and awaited if the reading below fails.
+            async let sending: Void = {
                 let start = clock.now
                 var sent = 0
                 while sent < total {
@@ -120,7 +121,7 @@ struct SyncBenchmark: AsyncParsableCommand {
                     }
                     try await Task.sleep(for: .milliseconds(10))
                 }
-            }
+            }()
             var latencies: [Double] = []
             let deadline = clock.now + .seconds(Double(liveSeconds) + 30)
             while latencies.count < total, clock.now < deadline {
@@ -137,7 +138,7 @@ struct SyncBenchmark: AsyncParsableCommand {
                 }
                 try await Task.sleep(for: .milliseconds(1))
             }
-            try await sender.value
+            try await sending
             latencies.sort()
             func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(p / 100 * Double(latencies.count)))] }
             print("\n| live update to committed row, \(latencies.count) updates at 1,000/s | ms |\n|---|---:|")

@@ -58,6 +58,8 @@ public struct WebSocketBridgeConnector: BridgeConnector {
         self.logger = logger
     }
 
+    /// Connects over WebSocket (`BridgeClient.withConnection`) and runs `body` on the connection,
+    /// which closes when `body` returns or throws.
     public func withConnection<T: Sendable>(
         isRetry: Bool,
         onOpen: @Sendable () async -> Void,

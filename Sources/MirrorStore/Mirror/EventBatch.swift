@@ -55,6 +55,7 @@ public struct EventBatch: Sendable {
     /// How many events it holds.
     public var count: Int { rows.count }
 
+    /// True when it holds no event.
     public var isEmpty: Bool { rows.isEmpty }
 
     /// The seq of the event at `index` (in the order given).

@@ -20,7 +20,8 @@ extension MirrorStore {
                 echo.sessionID = sessionID
                 echo.origin = .local
                 let sessionNo = try sessionNumber(of: sessionID)
-                localEventID = try insert(EventBatch([echo])) { _ in sessionNo }.firstEventID
+                // Written as given: an echo is never a duplicate of a mirrored event.
+                localEventID = try insert(EventBatch([echo]), rows: [0]) { _ in sessionNo }.firstEventID
                 try database.run(
                     """
                     UPDATE sessions SET local_event_count = local_event_count + 1,

@@ -23,7 +23,7 @@ public struct TailReplacement: Sendable, Equatable {
 
 /// What `insert` wrote.
 struct WrittenEvents {
-    /// The id of the first event written; the others follow it.
+    /// The id of the first event written (0 when none was); the others follow it.
     var firstEventID: Int64
     /// Events written.
     var count: Int
@@ -75,7 +75,7 @@ extension MirrorStore {
     public func appendEvents(_ batch: EventBatch, advancingHistoryCursorTo cursor: Int64? = nil) throws -> AppendOutcome {
         try write {
             let now = clock.now()
-            let written = try insert(batch) { try touchSession($0, now: now) }
+            let written = try insert(batch, rows: try rowsToWrite(batch, bySession: true)) { try touchSession($0, now: now) }
             for session in written.sessions {
                 try database.run(
                     """
@@ -140,7 +140,8 @@ extension MirrorStore {
             for event in stale {
                 try database.run("DELETE FROM events WHERE event_id = ?", [event.id])
             }
-            result.inserted = try insert(EventBatch(Array(fetched[prefix...]))) { _ in sessionNo }.count
+            let tail = EventBatch(Array(fetched[prefix...]))
+            result.inserted = try insert(tail, rows: try rowsToWrite(tail, bySession: false)) { _ in sessionNo }.count
             try database.run(
                 """
                 UPDATE sessions SET
@@ -200,18 +201,19 @@ extension MirrorStore {
         )
     }
 
-    /// Inserts the events of `batch` not yet mirrored (a `seq` at or below the history cursor, or
-    /// repeated in the batch) at the end of their sessions' timelines, session by session, many rows
-    /// per statement, with new event ids in that order, and indexes their text for search unless
-    /// `defersSearchIndexing`.
+    /// Inserts the events of `batch` at `rows` (indices, in the order to write them) at the end of
+    /// their sessions' timelines, many rows per statement, with new event ids in that order, and
+    /// indexes their text for search unless `defersSearchIndexing`.
     ///
-    /// - Parameter sessionNumber: the key of a session of the batch (creating it if need be).
-    func insert(_ batch: EventBatch, sessionNumber: (String) throws -> Int64) throws -> WrittenEvents {
-        let rows = try rowsToWrite(batch)
+    /// - Parameter sessionNumber: the key of an event's session, by its id (creating it if need
+    ///   be). Consecutive rows of one key continue its timeline; rows of one session must be
+    ///   consecutive.
+    func insert(_ batch: EventBatch, rows: [Int], sessionNumber: (String) throws -> Int64) throws -> WrittenEvents {
+        guard !rows.isEmpty else { return WrittenEvents(firstEventID: 0, count: 0) }
         var written = WrittenEvents(firstEventID: try allocateEventIDs(rows.count), count: rows.count)
-        guard !rows.isEmpty else { return written }
         var eventID = written.firstEventID
         var session = -1
+        var sessionNo: Int64 = 0
         var ordinal: Int64 = 0
         try batch.bytes.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws in
             var start = 0
@@ -225,14 +227,17 @@ extension MirrorStore {
                     let row = batch.rows[index]
                     if row.session != session {
                         session = row.session
-                        let sessionNo = try sessionNumber(batch.sessionIDs[session])
-                        ordinal = try nextOrdinal(inSession: sessionNo)
-                        written.sessions.append(SessionAppend(sessionNo: sessionNo))
+                        let number = try sessionNumber(batch.sessionIDs[session])
+                        if number != sessionNo || written.sessions.isEmpty {
+                            sessionNo = number
+                            ordinal = try nextOrdinal(inSession: sessionNo)
+                            written.sessions.append(SessionAppend(sessionNo: sessionNo))
+                        }
                     }
                     written.sessions[written.sessions.count - 1].add(row, mode: batch.modes.isEmpty ? nil : batch.modes[index])
                     if let seq = row.seq, seq > written.highestSeq ?? .min { written.highestSeq = seq }
                     try statement.bind(.integer(eventID), at: parameter)
-                    try statement.bind(.integer(written.sessions[written.sessions.count - 1].sessionNo), at: parameter + 1)
+                    try statement.bind(.integer(sessionNo), at: parameter + 1)
                     try statement.bind(.integer(ordinal), at: parameter + 2)
                     try statement.bind(row.seq.databaseValue, at: parameter + 3)
                     try statement.bind(row.timestamp.databaseValue, at: parameter + 4)
@@ -256,10 +261,11 @@ extension MirrorStore {
         return written
     }
 
-    /// The indices of the rows of `batch` to write, session by session: without those whose seq
-    /// is already mirrored (at or below the history cursor) or repeated earlier in the batch.
-    private func rowsToWrite(_ batch: EventBatch) throws -> [Int] {
-        let order = batch.rowsBySession()
+    /// The indices of the rows of `batch` to write, session by session or in the order given:
+    /// without those whose seq is already mirrored (at or below the history cursor) or repeated
+    /// earlier in the batch.
+    private func rowsToWrite(_ batch: EventBatch, bySession: Bool) throws -> [Int] {
+        let order = bySession ? batch.rowsBySession() : Array(0..<batch.count)
         guard let lowestSeq = batch.lowestSeq else { return order }
         let mirroredUpTo = try historyCursor()
         // A batch in order past the cursor (the usual case) is written whole.

@@ -71,7 +71,7 @@ public final class Statement {
         if let base = bytes.baseAddress, !bytes.isEmpty {
             code = sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
         } else {
-            code = sqlite3_bind_text(handle, index, "", 0, nil)
+            code = bindEmptyText(at: index)
         }
         guard code == SQLITE_OK else {
             throw SQLiteError(connection: connection, resultCode: code, sql: sql)
@@ -86,9 +86,15 @@ public final class Statement {
     /// Binds UTF-8 bytes as text, copied by SQLite; an empty buffer binds '' (not NULL).
     private func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) -> Int32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
-            return sqlite3_bind_text(handle, index, "", 0, nil)
+            return bindEmptyText(at: index)
         }
         return sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), csqlite_transient())
+    }
+
+    /// Binds '' (not NULL), from a constant that lives as long as the program.
+    private func bindEmptyText(at index: Int32) -> Int32 {
+        let empty: StaticString = ""
+        return empty.utf8Start.withMemoryRebound(to: CChar.self, capacity: 1) { sqlite3_bind_text(handle, index, $0, 0, nil) }
     }
 
     /// Advances to the next row: true when a row is available, false when the statement is done.
