@@ -107,14 +107,20 @@ enum BrowseCommands {
         parameters: [], example: "status"
     ) { _, context in
         let store = try context.store()
-        let (status, counts, cursor) = try storeCall {
-            try store.read { (try store.status(), try store.counts(), try store.historyCursor()) }
+        let (status, counts, cursor, pin) = try storeCall {
+            try store.read {
+                let status = try store.status()
+                let pin = try status[SyncStatusKey.bridgeURL].flatMap { try store.rememberedPin(forBridge: $0.value) }
+                return (status, try store.counts(), try store.historyCursor(), pin.flatMap(CertificatePin.init(parsing:)))
+            }
         }
         func value(_ key: String) -> String? { status[key]?.value }
         let pending = (counts.outbox[.queued] ?? 0) + (counts.outbox[.sending] ?? 0)
         let json: JSONValue = [
             "mirror": .string(context.mirrorPath),
             "bridge": value(SyncStatusKey.bridgeURL).map(JSONValue.string) ?? .null,
+            // The certificate pin remembered for a wss:// bridge (the one in force unless oa-sync is given another).
+            "tls_pin": pin.map { .string($0.description) } ?? .null,
             "connection_state": value(SyncStatusKey.connectionState).map(JSONValue.string) ?? .null,
             "state_since": iso(status[SyncStatusKey.connectionState]?.updatedAt),
             "last_success": iso(value(SyncStatusKey.lastSuccessAt).flatMap { Int64($0) }),
@@ -128,6 +134,7 @@ enum BrowseCommands {
         ]
         let rows: [[String]] = [
             ["mirror", context.mirrorPath], ["bridge", value(SyncStatusKey.bridgeURL) ?? "(never synced)"],
+            ["tls pin", pin.map { "SHA-256 \($0)" } ?? "-"],
             ["connection", value(SyncStatusKey.connectionState) ?? "-"],
             ["last sync", Formatting.iso8601(value(SyncStatusKey.lastSuccessAt).flatMap { Int64($0) }) ?? "never"],
             ["last error", value(SyncStatusKey.lastError) ?? "-"],

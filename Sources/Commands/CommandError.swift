@@ -75,8 +75,22 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
     /// An error of a lower layer as the programs print it: a mirror error's description, then how
     /// to fix it with these programs (`--db`, oa-sync); anything else as it describes itself.
     public static func message(for error: any Error) -> String {
-        let hint = (error as? MirrorStoreError)?.programHint
+        let hint = (error as? MirrorStoreError)?.programHint ?? (error as? BridgeError)?.programHint
         return hint.map { "\(error) (\($0))" } ?? "\(error)"
+    }
+}
+
+extension BridgeError {
+    /// How to answer a bridge's refusal with oa-sync's options, where there is a way.
+    var programHint: String? {
+        switch self {
+        case .certificateMismatch(_, _, let presented):
+            "if the bridge's certificate changed on purpose (check its fingerprint on the desktop), accept it once with "
+                + "--tls-pin \(presented.hex) or OA_TLS_PIN; it is then remembered"
+        case .tokenRequired: "give it with --token-file PATH, OA_TOKEN_FILE or OA_TOKEN"
+        case .tokenRefused: "check the token in --token-file, OA_TOKEN_FILE or OA_TOKEN"
+        default: nil
+        }
     }
 }
 

@@ -96,7 +96,8 @@ public actor SyncEngine {
             // Live updates applied at the very end may still wait: nothing will tick for them.
             try await indexPendingSearchText()
         } catch {
-            try? recordProblem(error)
+            // A certificate that is not the one pinned leaves the mirror as it was.
+            if case BridgeError.certificateMismatch = error {} else { try? recordProblem(error) }
             setState(.offline)
             throw error
         }
@@ -107,7 +108,10 @@ public actor SyncEngine {
 
     /// Mirrors until the calling task is cancelled: connects, catches up, stays live, and
     /// reconnects with backoff whenever the connection is lost. Returns when cancelled.
-    public func run() async {
+    ///
+    /// - Throws: `BridgeError.certificateMismatch`: a bridge whose certificate is not the one
+    ///   pinned is not tried again (nothing was sent to it).
+    public func run() async throws {
         var attempt = 0
         while !Task.isCancelled {
             let connectedAt = ContinuousClock.now
@@ -116,6 +120,13 @@ public actor SyncEngine {
                 try await connectAndRun(isRetry: attempt > 0, staysLive: true)
             } catch is CancellationError {
                 break
+            } catch let error as BridgeError {
+                if Task.isCancelled { break }
+                if case .certificateMismatch = error {
+                    setState(.offline)
+                    throw error
+                }
+                try? recordProblem(error)
             } catch {
                 if Task.isCancelled { break }
                 try? recordProblem(error)
@@ -135,11 +146,31 @@ public actor SyncEngine {
 
     /// Connects and runs the connection's work (`runConnection`) in the connection's scope: the
     /// connection is closed, and every task of it has ended, when this returns or throws.
+    ///
+    /// The pin a `wss://` bridge's certificate must match, first found: the one configured
+    /// (`clientOptions.pin`), the one this mirror remembered for the bridge, the one the bridge
+    /// advertised (the connector's); else the certificate is trusted on first use and remembered.
     private func connectAndRun(isRetry: Bool, staysLive: Bool) async throws {
         setState(.connecting)
         try store.setStatus([SyncStatusKey.bridgeURL: configuration.bridgeURL])
-        try await connector.withConnection(isRetry: isRetry, onOpen: { await self.setState(.handshaking) }) { client in
+        let remembered = try store.rememberedPin(forBridge: configuration.bridgeURL).flatMap(CertificatePin.init(parsing:))
+        let pin = configuration.clientOptions.pin ?? remembered
+        try await connector.withConnection(isRetry: isRetry, pin: pin, onOpen: { await self.setState(.handshaking) }) { client in
+            try await self.rememberCertificate(of: client, remembered: remembered)
             try await self.runConnection(client, staysLive: staysLive)
+        }
+    }
+
+    /// Remembers the pin of the certificate a `wss://` bridge presented, when it is not the one
+    /// remembered: on first use (said, like SSH's first connection), or after a new pin was
+    /// accepted deliberately.
+    private func rememberCertificate(of client: any BridgeConnection, remembered: CertificatePin?) throws {
+        guard let presented = client.certificatePin, presented != remembered else { return }
+        try store.rememberPin(presented.hex, forBridge: configuration.bridgeURL)
+        if remembered == nil && configuration.clientOptions.pin == nil {
+            logger.notice("trusting the bridge's certificate on first use; its pin is remembered",
+                          metadata: ["bridge": "\(configuration.bridgeURL)", "sha256": "\(presented)"])
+            observer(.certificateTrusted(presented))
         }
     }
 

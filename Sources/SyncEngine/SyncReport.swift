@@ -1,9 +1,13 @@
+import Bridge
+
 /// What the engine tells its observer while it works.
 public enum SyncEvent: Sendable {
     case stateChanged(ConnectionState)
     case progress(SyncProgress)
     /// Something went wrong; the engine goes on (reconnecting if it must).
     case problem(String)
+    /// A `wss://` bridge's certificate was trusted on first use; its pin is now remembered.
+    case certificateTrusted(CertificatePin)
 }
 
 /// How far a catch-up has come.

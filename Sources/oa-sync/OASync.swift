@@ -17,7 +17,9 @@ struct OASync: AsyncParsableCommand {
 
             The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge: --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099. One oa-sync per mirror; readers such as oa-repl may run beside it.
 
-            Exit codes: 0 done; 1 could not sync (the reason is printed); 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown; 64 bad usage.
+            wss:// bridges: the certificate must match a pin: --tls-pin (or $OA_TLS_PIN), else the one this mirror remembered for the bridge; else it is trusted on first use, remembered and printed. A bridge that wants a token gets it from --token-file (or $OA_TOKEN_FILE, or $OA_TOKEN), a file only its owner may read.
+
+            Exit codes: 0 done; 1 could not sync (the reason is printed); 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown; 5 the bridge's certificate does not match the pin (nothing was sent to it; the mirror is unchanged); 6 (--once) the bridge refused the token or needs one; 64 bad usage.
 
             Examples:
               oa-sync --bridge ws://127.0.0.1:9099 --once
@@ -59,6 +61,12 @@ struct OASync: AsyncParsableCommand {
     @Option(help: "How long the first connection attempt waits for the bridge's answer to initialize, in milliseconds (later attempts wait at least 10 s).")
     var handshakeTimeoutMs = 3000
 
+    @Option(help: "The SHA-256 fingerprint a wss:// bridge's certificate must have (default: $OA_TLS_PIN, else the pin remembered for the bridge, else trust on first use).")
+    var tlsPin: String?
+
+    @Option(help: "A file holding the bridge's bearer token, readable by its owner only (default: $OA_TOKEN_FILE, else the token in $OA_TOKEN).")
+    var tokenFile: String?
+
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
@@ -71,6 +79,9 @@ struct OASync: AsyncParsableCommand {
         guard (1...5000).contains(changesPageSize) else { throw ValidationError("--changes-page-size must be 1…5000") }
         guard refetchAfterQuietMs >= 0 else { throw ValidationError("--refetch-after-quiet-ms cannot be negative") }
         guard handshakeTimeoutMs > 0 else { throw ValidationError("--handshake-timeout-ms must be positive") }
+        if let tlsPin, CertificatePin(parsing: tlsPin) == nil {
+            throw ValidationError("--tls-pin must be a SHA-256 fingerprint: 64 hex digits, with or without colons")
+        }
     }
 
     func run() async throws {
@@ -89,6 +100,19 @@ struct OASync: AsyncParsableCommand {
         }
         defer { withExtendedLifetime(lock) {} }
 
+        let credentials: BridgeCredentials
+        do {
+            credentials = try BridgeCredentials(pinOption: tlsPin, tokenFileOption: tokenFile)
+        } catch {
+            fail("oa-sync: \(error)", code: 1)
+        }
+        var clientOptions = BridgeClientOptions(
+            clientInfo: ClientInfo(name: "oa-sync", title: "OpenAgents Mirror", version: "0.1.0"),
+            firstHandshakeTimeout: .milliseconds(handshakeTimeoutMs),
+            retryHandshakeTimeout: .milliseconds(max(handshakeTimeoutMs, 10_000))
+        )
+        clientOptions.pin = credentials.pin
+        clientOptions.token = credentials.token
         let progressLine = ProgressLine.isTerminal && !quiet ? ProgressLine() : nil
         let engine: SyncEngine
         do {
@@ -96,11 +120,7 @@ struct OASync: AsyncParsableCommand {
                 mirrorPath: mirrorPath,
                 configuration: SyncConfiguration(
                     bridgeURL: bridgeURL,
-                    clientOptions: BridgeClientOptions(
-                        clientInfo: ClientInfo(name: "oa-sync", title: "OpenAgents Mirror", version: "0.1.0"),
-                        firstHandshakeTimeout: .milliseconds(handshakeTimeoutMs),
-                        retryHandshakeTimeout: .milliseconds(max(handshakeTimeoutMs, 10_000))
-                    ),
+                    clientOptions: clientOptions,
                     backoff: BackoffPolicy(initial: .milliseconds(backoffInitialMs), cap: .milliseconds(backoffCapMs)),
                     changesPageSize: changesPageSize,
                     refetchAfterQuiet: .milliseconds(refetchAfterQuietMs)
@@ -110,6 +130,13 @@ struct OASync: AsyncParsableCommand {
                     switch event {
                     case .progress(let progress): progressLine?.show(progress)
                     case .stateChanged, .problem: progressLine?.clear()
+                    case .certificateTrusted(let pin):
+                        progressLine?.clear()
+                        FileHandle.standardError.write(Data("""
+                            oa-sync: trusting \(bridgeURL) on first use: its certificate's SHA-256 is \(pin)
+                            oa-sync: the pin is remembered in the mirror; a different certificate will be refused
+
+                            """.utf8))
                     }
                 }
             )
@@ -119,11 +146,11 @@ struct OASync: AsyncParsableCommand {
         logger.info("starting", metadata: ["mirror": "\(mirrorPath)", "bridge": "\(bridgeURL)", "once": "\(once)"])
 
         let work = Task { () -> Result<SyncReport, any Error>? in
-            guard once else {
-                await engine.run()
-                return nil
-            }
             do {
+                guard once else {
+                    try await engine.run()
+                    return nil
+                }
                 return .success(try await engine.syncOnce())
             } catch {
                 return .failure(error)
@@ -147,7 +174,16 @@ struct OASync: AsyncParsableCommand {
                 logger.info("stopped before finishing")
                 return
             }
-            fail("oa-sync: \(CommandError.message(for: error))", code: 1)
+            fail("oa-sync: \(CommandError.message(for: error))", code: Self.exitCode(for: error))
+        }
+    }
+
+    /// 5 for a certificate that does not match the pin, 6 for a token refused or missing, else 1.
+    static func exitCode(for error: any Error) -> Int32 {
+        switch error as? BridgeError {
+        case .certificateMismatch?: 5
+        case .tokenRequired?, .tokenRefused?: 6
+        default: 1
         }
     }
 

@@ -40,7 +40,19 @@ struct SchemaTests {
             do {
                 let old = try MirrorStore(path: path, mode: .readWrite, clock: .system, migratingTo: start)
                 #expect(try old.schemaVersion() == start)
-                if start >= 1 {
+                if start == 5 {
+                    // Version 5: events keyed by the session's number, indexed for search by the store.
+                    try old.database.execute(
+                        """
+                        INSERT INTO sessions (session_no, session_id, local_event_count, first_seen_at, last_seen_at)
+                            VALUES (1, 's1', 1, 1, 1);
+                        INSERT INTO events (event_id, session_no, ordinal, seq, kind, text, update_json, content_hash)
+                            VALUES (1, 1, 0, 1, 'agent_message_chunk', 'written before the upgrade', '{}', 7);
+                        INSERT INTO events_fts (rowid, text) VALUES (1, 'written before the upgrade');
+                        INSERT OR REPLACE INTO counters (name, value) VALUES ('event_id', 1), ('search_indexed', 1);
+                        """
+                    )
+                } else if start >= 1 {
                     // Versions 1…4 share the layout of sessions and events: write as they did.
                     try old.database.execute(
                         """

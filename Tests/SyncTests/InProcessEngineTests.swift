@@ -23,7 +23,7 @@ struct InProcessEngineTests {
         )
         let reader = try MirrorStore(path: mirror, mode: .readOnly)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await engine.run() }
+            group.addTask { try await engine.run() }
             let caughtUp = try await eventually { try reader.historyCursor() == 2_000 }
             #expect(caughtUp)
 
@@ -125,6 +125,7 @@ struct ScriptedConnector: BridgeConnector {
 
     func withConnection<T: Sendable>(
         isRetry: Bool,
+        pin: CertificatePin?,
         onOpen: @Sendable () async -> Void,
         _ body: @Sendable (any BridgeConnection) async throws -> T
     ) async throws -> T {

@@ -4,8 +4,10 @@ import ToolSupport
 
 /// A running `oa-bridge-sim` on 127.0.0.1 and a free port, stopped when released.
 public final class SimulatorProcess {
-    /// `ws://127.0.0.1:PORT`.
+    /// `ws://127.0.0.1:PORT` (`wss://` with a certificate).
     public let url: String
+    /// The line it printed once ready.
+    public let readyLine: String
     /// The simulator's history file.
     public let databasePath: String
     private let process: Process
@@ -24,14 +26,17 @@ public final class SimulatorProcess {
     ///   - database: the history file; `seed` fills it when it is new.
     ///   - seed: (sessions, events) of a synthetic history.
     ///   - port: 0 for any free port.
-    public init(flavor: String, database: String, seed: (sessions: Int, events: Int)? = nil, port: Int = 0) throws {
+    ///   - extraArguments: more options (`--tls-cert`, `--token`, …).
+    public init(flavor: String, database: String, seed: (sessions: Int, events: Int)? = nil, port: Int = 0,
+                extraArguments: [String] = []) throws {
         databasePath = database
-        var arguments = ["--flavor", flavor, "--port", String(port), "--db", database]
+        var arguments = ["--flavor", flavor, "--port", String(port), "--db", database] + extraArguments
         if let seed { arguments += ["--sessions", String(seed.sessions), "--events", String(seed.events)] }
         let started = try SimulatorLauncher.start(executable: BuildProducts.executable("oa-bridge-sim"), arguments: arguments,
                                                   timeout: .seconds(120))
         process = started.process
         url = started.url
+        readyLine = started.readyLine
     }
 
     deinit {

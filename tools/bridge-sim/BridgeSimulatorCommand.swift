@@ -2,8 +2,11 @@ import ArgumentParser
 import Bridge
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import NIOSSL
 
 /// `oa-bridge-sim`: a stand-in for the OpenAgents desktop bridge, on 127.0.0.1.
 @main
@@ -15,6 +18,8 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
             Serves a history kept in a SQLite file in the desktop's acp_events layout: a real desktop database, or a synthetic one seeded when the file is new (--sessions, --events, --seed). The simulator writes to that file (new sessions, prompts' replies): give it a copy.
 
             --flavor stock behaves as the desktop bridge does today, quirks included; --flavor cursor adds the history-cursor extension. Tests drive it with _sim/* methods (see docs). Prints one line, "oa-bridge-sim ready on ws://127.0.0.1:PORT …", once it accepts connections.
+
+            With --tls-cert and --tls-key it serves wss:// (the ready line then shows wss:// and the certificate's SHA-256 pin); with --token it answers an upgrade without "Authorization: Bearer TOKEN" with HTTP 401.
 
             Example: oa-bridge-sim --flavor stock --db /tmp/history.sqlite --sessions 20 --events 2000
             """
@@ -41,11 +46,21 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
     @Flag(help: "Log every connection and request.")
     var verbose = false
 
+    @Option(help: "PEM certificate to serve wss:// with (with --tls-key).")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    @Option(help: "A bearer token the WebSocket upgrade must carry (a test tool: real secrets do not go on a command line).")
+    var token: String?
+
     func validate() throws {
         guard Flavor(rawValue: flavor) != nil else { throw ValidationError("--flavor must be stock or cursor") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard sessions >= 0, events >= 0 else { throw ValidationError("--sessions and --events cannot be negative") }
         guard (sessions == 0) == (events == 0) else { throw ValidationError("give --sessions and --events together") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("give --tls-cert and --tls-key together") }
     }
 
     func run() async throws {
@@ -61,36 +76,58 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
         let simulator = BridgeSimulator(flavor: Flavor(rawValue: flavor) ?? .cursor, history: history, logger: logger)
         let summary = await simulator.summary
         let flavorName = flavor
-        let app = Application(
-            router: Router(),
-            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 256 << 20))) { _, channel, _ in
-                guard await simulator.acceptsConnections() else { return .dontUpgrade }
-                return .upgrade([:]) { inbound, outbound, _ in
-                    let (connection, closeAfterFrames) = await simulator.register { SimulatorConnection(id: $0, channel: channel) }
-                    await withTaskGroup(of: Void.self) { group in
-                        group.addTask { await connection.runWriter(outbound, closeAfterFrames: closeAfterFrames) }
-                        do {
-                            for try await message in inbound.messages(maxSize: 256 << 20) {
-                                switch message {
-                                case .text(let text): await simulator.receive(Array(text.utf8), from: connection)
-                                case .binary(let buffer): await simulator.receive(Array(buffer: buffer), from: connection)
-                                }
+        let tls = try serverTLS()
+        let expectedAuthorization = token.map { "Bearer \($0)" }
+        let router = Router()
+        let webSocketServer = HTTPServerBuilder.http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 256 << 20))) { request, channel, _ in
+            guard expectedAuthorization == nil || request.headerFields[.authorization] == expectedAuthorization else {
+                try await channel.pipeline.addHandler(UnauthorizedAnswer(), position: .first).get()
+                return .dontUpgrade
+            }
+            guard await simulator.acceptsConnections() else { return .dontUpgrade }
+            return .upgrade([:]) { inbound, outbound, _ in
+                let (connection, closeAfterFrames) = await simulator.register { SimulatorConnection(id: $0, channel: channel) }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await connection.runWriter(outbound, closeAfterFrames: closeAfterFrames) }
+                    do {
+                        for try await message in inbound.messages(maxSize: 256 << 20) {
+                            switch message {
+                            case .text(let text): await simulator.receive(Array(text.utf8), from: connection)
+                            case .binary(let buffer): await simulator.receive(Array(buffer: buffer), from: connection)
                             }
-                        } catch {
-                            logger.debug("connection ended", metadata: ["error": "\(error)"])
                         }
-                        await simulator.unregister(connection)
+                    } catch {
+                        logger.debug("connection ended", metadata: ["error": "\(error)"])
                     }
+                    await simulator.unregister(connection)
                 }
-            },
+            }
+        }
+        let app = Application(
+            router: router,
+            server: try tls.map { try .tls(webSocketServer, tlsConfiguration: $0.configuration) } ?? webSocketServer,
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "oa-bridge-sim"),
             onServerRunning: { channel in
                 let boundPort = channel.localAddress?.port ?? 0
-                let line = "oa-bridge-sim ready on ws://127.0.0.1:\(boundPort) (flavor \(flavorName), \(summary))\n"
+                let scheme = tls == nil ? "ws" : "wss"
+                let pin = tls.map { ", tls sha256 \($0.pin)" } ?? ""
+                let line = "oa-bridge-sim ready on \(scheme)://127.0.0.1:\(boundPort) (flavor \(flavorName), \(summary)\(pin))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             },
             logger: logger
         )
         try await app.runService()
+    }
+
+    /// The TLS server configuration of --tls-cert and --tls-key, and the certificate's pin.
+    private func serverTLS() throws -> (configuration: TLSConfiguration, pin: CertificatePin)? {
+        guard let tlsCert, let tlsKey else { return nil }
+        let chain = try NIOSSLCertificate.fromPEMFile(tlsCert)
+        guard let leaf = chain.first else { throw ValidationError("\(tlsCert) holds no certificate") }
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: tlsKey, format: .pem))
+        )
+        return (configuration, CertificatePin(certificateDER: try leaf.toDERBytes()))
     }
 }

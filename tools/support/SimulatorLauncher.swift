@@ -5,7 +5,7 @@ public enum SimulatorLauncher {
     /// A started simulator.
     public struct Started {
         public let process: Process
-        /// `ws://127.0.0.1:PORT`.
+        /// `ws://127.0.0.1:PORT`, or `wss://` when it serves TLS.
         public let url: String
         /// What it printed when ready.
         public let readyLine: String
@@ -40,7 +40,7 @@ public enum SimulatorLauncher {
             buffer.append(chunk)
         }
         let line = String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let range = line.range(of: #"ws://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
+        guard let range = line.range(of: #"wss?://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
             process.terminate()
             throw LaunchError("unexpected output from oa-bridge-sim: \(line)")
         }

@@ -16,6 +16,8 @@ public actor BridgeClient {
     public nonisolated let notifications: BoundedBuffer<BridgeNotification>
     /// The URL this client connected to.
     public nonisolated let url: String
+    /// The pin of the certificate a `wss://` bridge presented (nil over `ws://`).
+    public nonisolated let certificatePin: CertificatePin?
 
     /// Frames that were not JSON-RPC messages (logged and skipped).
     public private(set) var malformedFrameCount = 0
@@ -28,9 +30,11 @@ public actor BridgeClient {
     private var nextRequestNumber = 1
     private var closedReason: String?
 
-    private init(connection: WebSocketConnection, url: String, options: BridgeClientOptions, logger: Logger) {
+    private init(connection: WebSocketConnection, url: String, options: BridgeClientOptions, certificatePin: CertificatePin?,
+                 logger: Logger) {
         self.connection = connection
         self.url = url
+        self.certificatePin = certificatePin
         self.options = options
         self.logger = logger
         self.capabilities = BridgeCapabilities(protocolVersion: "unknown")
@@ -74,6 +78,8 @@ public actor BridgeClient {
     ) async throws -> T {
         let timeout = isRetry ? options.retryHandshakeTimeout : options.firstHandshakeTimeout
         let deadline = ContinuousClock.now + timeout
+        guard let endpoint = BridgeEndpoint(url: url) else { throw BridgeError.invalidURL(url) }
+        let trust = try await ConnectionSecurity.establish(for: endpoint, url: url, options: options, deadline: deadline)
         do {
             return try await WebSocketConnection.withConnection(
                 url: url,
@@ -81,11 +87,12 @@ public actor BridgeClient {
                 keepaliveInterval: options.keepaliveInterval,
                 closeTimeout: options.closeTimeout,
                 openDeadline: deadline,
+                security: trust.security,
                 logger: logger,
                 isolation: isolation
             ) { connection in
                 await onWebSocketOpen()
-                let client = BridgeClient(connection: connection, url: url, options: options, logger: logger)
+                let client = BridgeClient(connection: connection, url: url, options: options, certificatePin: trust.pin, logger: logger)
                 return try await withThrowingTaskGroup(of: Void.self, returning: T.self, isolation: isolation) { group in
                     group.addTask { await client.readMessages() }
                     try await client.handshake(by: deadline, timeout: timeout)
@@ -102,6 +109,8 @@ public actor BridgeClient {
             }
         } catch is WebSocketConnection.OpeningTimedOut {
             throw BridgeError.handshakeTimedOut(url: url, after: timeout)
+        } catch is WebSocketConnection.UpgradeDeclined {
+            throw await ConnectionSecurity.whyUpgradeFailed(endpoint, url: url, options: options, trust: trust)
         }
     }
 

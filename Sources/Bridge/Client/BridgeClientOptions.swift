@@ -17,6 +17,11 @@ public struct BridgeClientOptions: Sendable {
     public var maximumMessageSize: Int
     /// What happens to the bridge's notifications.
     public var notifications: NotificationHandling
+    /// The pin a `wss://` bridge's certificate must match; nil: any certificate, whose pin the
+    /// client then reports (`BridgeClient.certificatePin`) for the caller to remember.
+    public var pin: CertificatePin?
+    /// The bearer token sent on the WebSocket upgrade, if the bridge wants one.
+    public var token: BridgeToken?
 
     /// What a client does with the notifications the bridge sends.
     public enum NotificationHandling: Sendable, Equatable {

@@ -11,6 +11,8 @@ public protocol BridgeConnection: Sendable {
     var notifications: BoundedBuffer<BridgeNotification> { get }
     /// Why the connection ended (nil while it is open).
     var closeReason: String? { get async }
+    /// The pin of the certificate a `wss://` bridge presented (nil otherwise).
+    var certificatePin: CertificatePin? { get }
 
     func recentSessions() async throws -> [RecentSession]
     func sessionTimeline(sessionID: String, limit: Int?, timeout: Duration?) async throws -> [TimelineItem]
@@ -23,6 +25,11 @@ public protocol BridgeConnection: Sendable {
     func close() async
 }
 
+extension BridgeConnection {
+    /// No certificate: a connection without TLS.
+    public var certificatePin: CertificatePin? { nil }
+}
+
 /// Opens a connection to a bridge for each attempt of the sync engine, for the length of a scope.
 public protocol BridgeConnector: Sendable {
     /// Connects, completes the handshake, runs `body` with the connection, and closes it: the
@@ -31,10 +38,13 @@ public protocol BridgeConnector: Sendable {
     ///
     /// - Parameters:
     ///   - isRetry: a reconnect attempt (it may wait longer for a bridge waking up).
+    ///   - pin: the pin a `wss://` bridge's certificate must match; nil: the connector's own (an
+    ///     advertised one), else any certificate (trust on first use).
     ///   - onOpen: called once the transport is open, before the handshake.
     ///   - body: the work done on the connection; its result is returned.
     func withConnection<T: Sendable>(
         isRetry: Bool,
+        pin: CertificatePin?,
         onOpen: @Sendable () async -> Void,
         _ body: @Sendable (any BridgeConnection) async throws -> T
     ) async throws -> T
@@ -62,10 +72,13 @@ public struct WebSocketBridgeConnector: BridgeConnector {
     /// which closes when `body` returns or throws.
     public func withConnection<T: Sendable>(
         isRetry: Bool,
+        pin: CertificatePin?,
         onOpen: @Sendable () async -> Void,
         _ body: @Sendable (any BridgeConnection) async throws -> T
     ) async throws -> T {
-        try await BridgeClient.withConnection(to: url, options: options, isRetry: isRetry, logger: logger, onWebSocketOpen: onOpen) { client in
+        var options = options
+        options.pin = pin
+        return try await BridgeClient.withConnection(to: url, options: options, isRetry: isRetry, logger: logger, onWebSocketOpen: onOpen) { client in
             try await body(client)
         }
     }

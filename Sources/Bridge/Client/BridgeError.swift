@@ -16,6 +16,15 @@ public enum BridgeError: Error, Equatable, Sendable, CustomStringConvertible {
     case server(method: String, error: JSONRPCError)
     /// The bridge's answer does not have the expected shape.
     case unexpectedResult(method: String, reason: String)
+    /// A `wss://` bridge presented a certificate that does not match the pin in force; nothing
+    /// was sent to it.
+    case certificateMismatch(url: String, expected: CertificatePin, presented: CertificatePin)
+    /// The bridge answered the WebSocket upgrade with 401 and none was sent: it wants a token.
+    case tokenRequired(url: String)
+    /// The bridge answered the WebSocket upgrade with 401 or 403 to the token sent.
+    case tokenRefused(url: String)
+    /// The bridge answered the WebSocket upgrade with another HTTP status (nil: none could be read).
+    case upgradeRefused(url: String, status: Int?)
 
     public var description: String {
         switch self {
@@ -35,6 +44,14 @@ public enum BridgeError: Error, Equatable, Sendable, CustomStringConvertible {
             "the bridge refused \(method): \(error)"
         case .unexpectedResult(let method, let reason):
             "unexpected answer to \(method): \(reason)"
+        case .certificateMismatch(let url, let expected, let presented):
+            "\(url) presented a certificate that does not match the pin: expected SHA-256 \(expected), got \(presented); nothing was sent to it"
+        case .tokenRequired(let url):
+            "\(url) needs a token: it answered the WebSocket upgrade with 401"
+        case .tokenRefused(let url):
+            "\(url) refused the token: it answered the WebSocket upgrade with 401/403"
+        case .upgradeRefused(let url, let status):
+            "\(url) refused the WebSocket upgrade" + (status.map { " (HTTP \($0))" } ?? "")
         }
     }
 }

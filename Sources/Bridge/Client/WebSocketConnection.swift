@@ -1,7 +1,9 @@
 import Foundation
+import HTTPTypes
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import WSClient
 
 /// One WebSocket connection, as a stream of received messages and a way to send, for the length
@@ -27,6 +29,19 @@ final class WebSocketConnection: Sendable {
 
     /// The WebSocket upgrade was not answered by the deadline given to `withConnection`.
     struct OpeningTimedOut: Error {}
+
+    /// The bridge answered the WebSocket upgrade with something else than 101.
+    struct UpgradeDeclined: Error {}
+
+    /// How to reach a `wss://` bridge, and what to send with the upgrade.
+    struct Security: Sendable {
+        /// TLS trust (for `wss://`).
+        var tls: TLSConfiguration?
+        /// The name sent as SNI where the URL's host is an IP address (which SNI cannot carry).
+        var serverName: String?
+        /// Extra headers of the upgrade request (`Authorization`).
+        var headers: HTTPFields = [:]
+    }
 
     /// What was received and not yet read: bounded, so that a reader that falls behind stops the
     /// connection from reading its socket (TCP then pushes back on the bridge).
@@ -67,6 +82,7 @@ final class WebSocketConnection: Sendable {
         keepaliveInterval: Duration?,
         closeTimeout: Duration,
         openDeadline: ContinuousClock.Instant,
+        security: Security = Security(),
         logger: Logger,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (WebSocketConnection) async throws -> T
@@ -74,8 +90,10 @@ final class WebSocketConnection: Sendable {
         guard BridgeURL.isValid(url) else { throw BridgeError.invalidURL(url) }
         let configuration = WebSocketClientConfiguration(
             maxFrameSize: maximumMessageSize,
+            additionalHeaders: security.headers,
             closeTimeout: closeTimeout,
-            autoPing: keepaliveInterval.map { .enabled(timePeriod: $0) } ?? .disabled
+            autoPing: keepaliveInterval.map { .enabled(timePeriod: $0) } ?? .disabled,
+            sniHostname: security.serverName
         )
         let eventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let (commandStream, commands) = AsyncStream<Command>.makeStream()
@@ -85,7 +103,7 @@ final class WebSocketConnection: Sendable {
         do {
             outcome = .success(try await withThrowingTaskGroup(of: Void.self, returning: T.self, isolation: isolation) { group in
                 group.addTask {
-                    await connection.run(url: url, configuration: configuration, eventLoop: eventLoop,
+                    await connection.run(url: url, configuration: configuration, tls: security.tls, eventLoop: eventLoop,
                                          commandStream: commandStream, opened: opened, logger: logger)
                 }
                 do {
@@ -131,7 +149,7 @@ final class WebSocketConnection: Sendable {
     /// What a failed opening throws: its own errors as they are, anything else as a failed connection.
     private static func openingError(_ error: any Error, url: String) -> any Error {
         switch error {
-        case is BridgeError, is OpeningTimedOut, is CancellationError: error
+        case is BridgeError, is OpeningTimedOut, is UpgradeDeclined, is CancellationError: error
         default: BridgeError.connectionFailed(url: url, reason: "\(error)")
         }
     }
@@ -141,6 +159,7 @@ final class WebSocketConnection: Sendable {
     private func run(
         url: String,
         configuration: WebSocketClientConfiguration,
+        tls: TLSConfiguration?,
         eventLoop: MultiThreadedEventLoopGroup,
         commandStream: AsyncStream<Command>,
         opened: OpenSignal,
@@ -148,8 +167,8 @@ final class WebSocketConnection: Sendable {
     ) async {
         var reason = "closed by the bridge"
         do {
-            let close = try await WebSocketClient.connect(url: url, configuration: configuration, eventLoopGroup: eventLoop,
-                                                          logger: logger) { frames, outbound, _ in
+            let close = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls,
+                                                          eventLoopGroup: eventLoop, logger: logger) { frames, outbound, _ in
                 guard opened.succeed() else { return }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await self.assembleMessages(from: frames, maximumMessageSize: configuration.maxFrameSize) }
@@ -161,6 +180,9 @@ final class WebSocketConnection: Sendable {
             if let close {
                 reason = "closed by the bridge (\(close.closeCode)\(close.reason.map { ": \($0)" } ?? ""))"
             }
+        } catch let error as WebSocketClientError where error == .webSocketUpgradeFailed {
+            reason = "the bridge refused the WebSocket upgrade"
+            opened.fail(UpgradeDeclined())
         } catch {
             reason = Self.describe(error)
             opened.fail(BridgeError.connectionFailed(url: url, reason: reason))
