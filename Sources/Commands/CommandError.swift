@@ -67,7 +67,7 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         case MirrorStoreError.unknownOutboxItem, MirrorStoreError.invalidOutboxTransition, MirrorStoreError.outboxItemInFlight:
             return .outbox("\(error)")
         case MirrorStoreError.unknownSession(let id): return .unknownSession(id)
-        case let error as BridgeError: return .bridge(error.description)
+        case let error as BridgeError: return .bridge(message(for: error))
         default: return .store(message(for: error))
         }
     }

@@ -18,7 +18,12 @@ enum SyncCommand {
         }
         let report: SyncReport
         do {
-            let engine = try SyncEngine(mirrorPath: context.mirrorPath, configuration: SyncConfiguration(bridgeURL: context.bridgeURL))
+            // The pin and the token as oa-sync takes them from the environment.
+            let credentials = try BridgeCredentials(pinOption: nil, tokenFileOption: nil)
+            var configuration = SyncConfiguration(bridgeURL: context.bridgeURL)
+            configuration.clientOptions.pin = credentials.pin
+            configuration.clientOptions.token = credentials.token
+            let engine = try SyncEngine(mirrorPath: context.mirrorPath, configuration: configuration)
             do {
                 report = try await engine.syncOnce()
             } catch {
