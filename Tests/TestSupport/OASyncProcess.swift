@@ -17,32 +17,62 @@ public final class OASyncProcess {
         public let standardError: String
     }
 
-    /// Runs `oa-sync ARGUMENTS` to the end.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+    /// Runs `oa-sync ARGUMENTS` to the end (inside `namespace`, if given), for at most `timeout`:
+    /// past it, it is killed and this throws. Its output goes to files, not pipes: a process it
+    /// leaves behind, or another the test started meanwhile, could hold a pipe open, and reading
+    /// it to its end would never return.
+    public static func run(_ arguments: [String], environment: [String: String] = [:], namespace: AvahiNamespace? = nil,
+                           timeout: Duration = .seconds(300)) throws -> Outcome {
         let process = Process()
-        process.executableURL = BuildProducts.executable("oa-sync")
         // A loaded test machine can be slow to answer; the tests are not about that.
-        process.arguments = arguments + (arguments.contains("--handshake-timeout-ms") ? [] : ["--handshake-timeout-ms", "20000"])
+        let arguments = arguments + (arguments.contains("--handshake-timeout-ms") ? [] : ["--handshake-timeout-ms", "20000"])
+        let command = namespace?.wrap(BuildProducts.executable("oa-sync"), arguments) ?? (executable: BuildProducts.executable("oa-sync"), arguments: arguments)
+        process.executableURL = command.executable
+        process.arguments = command.arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let output = Pipe()
-        let errors = Pipe()
+        let directory = FileManager.default.temporaryDirectory
+        let outputPath = directory.appending(path: "oa-sync-out-\(UUID().uuidString)").path
+        let errorPath = directory.appending(path: "oa-sync-err-\(UUID().uuidString)").path
+        defer {
+            try? FileManager.default.removeItem(atPath: outputPath)
+            try? FileManager.default.removeItem(atPath: errorPath)
+        }
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)  // the handles below say why, if it failed
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         process.standardOutput = output
         process.standardError = errors
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-                       standardError: String(decoding: errorData, as: UTF8.self))
+        try? output.close()
+        try? errors.close()
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        if exited.wait(timeout: .now() + seconds) == .timedOut {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            _ = exited.wait(timeout: .now() + 10)
+            throw ProcessTimedOut(description: "oa-sync \(arguments.joined(separator: " ")) did not end within \(timeout)")
+        }
+        return Outcome(status: process.terminationStatus,
+                       standardOutput: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
+                       standardError: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+    }
+
+    /// A run that did not end in time.
+    public struct ProcessTimedOut: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Starts `oa-sync` in the background with JSON log lines on standard error, which
-    /// `waitForLog` reads.
-    public init(bridge: String, database: String, extraArguments: [String] = []) throws {
-        process.executableURL = BuildProducts.executable("oa-sync")
-        process.arguments = ["--bridge", bridge, "--db", database, "--log-format", "json", "--verbose",
-                             "--backoff-initial-ms", "20", "--backoff-cap-ms", "200", "--refetch-after-quiet-ms", "100",
-                             "--handshake-timeout-ms", "20000"] + extraArguments
+    /// `waitForLog` reads. Inside `namespace`, if given.
+    public init(bridge: String, database: String, extraArguments: [String] = [], namespace: AvahiNamespace? = nil) throws {
+        let arguments = ["--bridge", bridge, "--db", database, "--log-format", "json", "--verbose",
+                         "--backoff-initial-ms", "20", "--backoff-cap-ms", "200", "--refetch-after-quiet-ms", "100",
+                         "--handshake-timeout-ms", "20000"] + extraArguments
+        let command = namespace?.wrap(BuildProducts.executable("oa-sync"), arguments) ?? (executable: BuildProducts.executable("oa-sync"), arguments: arguments)
+        process.executableURL = command.executable
+        process.arguments = command.arguments
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)  // the handle below says why, if it failed
         let logWriter = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         defer { try? logWriter.close() }
