@@ -70,24 +70,44 @@ public final class AvahiNamespace {
           "DBUS_SYSTEM_BUS_ADDRESS=\(busAddress)", executable.path] + arguments)
     }
 
-    /// Stops the daemons and the namespace's holder (SIGTERM, then SIGKILL after 5 s), by pid.
+    /// Stops the daemons and the namespace's holder (SIGTERM, then SIGKILL after 5 s), by pid,
+    /// reaping each here with a bound: Foundation notices a child's end when every copy of a
+    /// descriptor it gave the child is closed, and other processes of the test may hold one.
     public func stop() {
-        for process in daemons.reversed() + [holder] where process.isRunning {
-            process.terminate()
-            let deadline = ContinuousClock.now + .seconds(5)
-            while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+        for process in daemons.reversed() + [holder] {
+            let pid = process.processIdentifier
+            guard pid > 0, kill(pid, 0) == 0 else { continue }
+            kill(pid, SIGTERM)
+            if !Self.reap(pid, within: .seconds(5)) {
+                kill(pid, SIGKILL)
+                _ = Self.reap(pid, within: .seconds(5))
+            }
         }
         daemons = []
     }
 
+    /// Waits at most `limit` for child `pid` to end, and reaps it; false if it still runs.
+    private static func reap(_ pid: pid_t, within limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped == -1 && errno == ECHILD) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
+    /// Starts a daemon in the namespace under a shell that waits for it (and passes SIGTERM on):
+    /// a daemon closes every descriptor it inherited, Foundation's own among them, and Foundation
+    /// would then take it for exited and wait for it, blocking the reaping of every other child.
     private func startDaemon(_ path: String, _ arguments: [String], log: String) throws {
         let logPath = directory.path(log)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         defer { try? output.close() }
-        let (executable, wrapped) = wrap(URL(fileURLWithPath: path), arguments)
+        let supervisor = #""$0" "$@" & daemon=$!; trap 'kill "$daemon"; wait "$daemon"; exit 0' TERM; wait "$daemon""#
+        let (executable, wrapped) = wrap(URL(fileURLWithPath: "/bin/sh"), ["-c", supervisor, path] + arguments)
         let process = Process()
         process.executableURL = executable
         process.arguments = wrapped
