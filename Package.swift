@@ -37,6 +37,15 @@ let package = Package(
             providers: [.apt(["libedit-dev"])]
         ),
 
+        // Avahi's client library (Debian: libavahi-client-dev), for DNS-SD discovery and
+        // advertisement: see Sources/CAvahi/shim.h for why not its dns_sd compatibility library.
+        // Its headers are in /usr/include (its pkg-config flags add only -D_REENTRANT, which SwiftPM refuses).
+        .systemLibrary(
+            name: "CAvahi",
+            path: "Sources/CAvahi",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
+
         // Layer 2: the SQLite layer and the mirror's tables and queries.
         // The SQL of the mirror lives in schema/ and is compiled in by the EmbedSchema plugin.
         .target(
@@ -49,6 +58,7 @@ let package = Package(
         .target(
             name: "Bridge",
             dependencies: [
+                "CAvahi",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

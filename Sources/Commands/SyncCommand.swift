@@ -1,4 +1,5 @@
 import Bridge
+import Logging
 import SyncEngine
 
 /// `sync`: one catch-up against the bridge now, with the engine `oa-sync --once` uses.
@@ -23,7 +24,10 @@ enum SyncCommand {
             var configuration = SyncConfiguration(bridgeURL: context.bridgeURL)
             configuration.clientOptions.pin = credentials.pin
             configuration.clientOptions.token = credentials.token
-            let engine = try SyncEngine(mirrorPath: context.mirrorPath, configuration: configuration)
+            let logger = Logger(label: "openagents.sync")
+            let connector = BridgeChoice.connector(for: context.bridgeURL, options: configuration.clientOptions,
+                                                   discoveryTimeout: BridgeChoice.defaultDiscoveryTimeout, logger: logger)
+            let engine = try SyncEngine(mirrorPath: context.mirrorPath, configuration: configuration, logger: logger, connector: connector)
             do {
                 report = try await engine.syncOnce()
             } catch {

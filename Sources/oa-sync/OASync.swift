@@ -17,6 +17,8 @@ struct OASync: AsyncParsableCommand {
 
             The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge: --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099. One oa-sync per mirror; readers such as oa-repl may run beside it.
 
+            DNS-SD (Avahi on Linux: avahi-daemon must run): --discover lists the bridges advertising _openagents._tcp; --bridge dnssd connects to the only one found, --bridge dnssd:NAME to the instance NAME, resolving it again before every connection attempt so that a bridge whose address or port changed is found again.
+
             wss:// bridges: the certificate must match a pin: --tls-pin (or $OA_TLS_PIN), else the one this mirror remembered for the bridge; else it is trusted on first use, remembered and printed. A bridge that wants a token gets it from --token-file (or $OA_TOKEN_FILE, or $OA_TOKEN), a file only its owner may read.
 
             Exit codes: 0 done; 1 could not sync (the reason is printed); 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown; 5 the bridge's certificate does not match the pin (nothing was sent to it; the mirror is unchanged); 6 (--once) the bridge refused the token or needs one; 64 bad usage.
@@ -24,11 +26,12 @@ struct OASync: AsyncParsableCommand {
             Examples:
               oa-sync --bridge ws://127.0.0.1:9099 --once
               OA_BRIDGE=ws://100.101.102.103:9099 oa-sync --log-format json
+              oa-sync --discover && oa-sync --bridge "dnssd:My Desktop"
               systemctl --user enable --now oa-sync    # as a service: tools/systemd/oa-sync.service, docs/cli.md
             """
     )
 
-    @Option(help: "The bridge's WebSocket URL (default: $OA_BRIDGE, else ws://127.0.0.1:9099).")
+    @Option(help: "The bridge: its WebSocket URL, or dnssd (the only bridge DNS-SD finds) or dnssd:NAME (the instance NAME) (default: $OA_BRIDGE, else ws://127.0.0.1:9099).")
     var bridge: String?
 
     @Option(help: "The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).")
@@ -36,6 +39,12 @@ struct OASync: AsyncParsableCommand {
 
     @Flag(help: "Catch up and deliver queued prompts once, then exit.")
     var once = false
+
+    @Flag(help: "List the bridges DNS-SD finds (name, URL, advertised pin), then exit: 0 if any was found, else 1.")
+    var discover = false
+
+    @Option(help: "How long DNS-SD browses, for --discover and before each connection to a dnssd bridge, in milliseconds.")
+    var discoverTimeoutMs = Int(BridgeChoice.defaultDiscoveryTimeout.components.seconds * 1000)
 
     @Flag(name: .shortAndLong, help: "Log warnings and errors only.")
     var quiet = false
@@ -70,9 +79,10 @@ struct OASync: AsyncParsableCommand {
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
-        guard BridgeURL.isValid(bridgeURL) else {
-            throw ValidationError("\(bridgeURL) is not a bridge URL: expected ws://HOST:PORT or wss://HOST:PORT")
+        guard BridgeChoice.isValid(bridgeURL) else {
+            throw ValidationError("\(bridgeURL) is not a bridge: expected ws://HOST:PORT, wss://HOST:PORT, dnssd or dnssd:NAME")
         }
+        guard discoverTimeoutMs > 0 else { throw ValidationError("--discover-timeout-ms must be positive") }
         guard backoffInitialMs > 0, backoffCapMs >= backoffInitialMs else {
             throw ValidationError("--backoff-initial-ms must be positive and at most --backoff-cap-ms")
         }
@@ -87,6 +97,7 @@ struct OASync: AsyncParsableCommand {
     func run() async throws {
         StandardErrorLogHandler.bootstrap(format: resolvedLogFormat, level: quiet ? .warning : verbose ? .debug : .info)
         let logger = Logger(label: "oa-sync")
+        if discover { await listDiscoveredBridges() }
         let mirrorPath = MirrorLocation.mirrorPath(option: db)
         let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
         let lock: MirrorLock
@@ -116,16 +127,19 @@ struct OASync: AsyncParsableCommand {
         let progressLine = ProgressLine.isTerminal && !quiet ? ProgressLine() : nil
         let engine: SyncEngine
         do {
+            let configuration = SyncConfiguration(
+                bridgeURL: bridgeURL,
+                clientOptions: clientOptions,
+                backoff: BackoffPolicy(initial: .milliseconds(backoffInitialMs), cap: .milliseconds(backoffCapMs)),
+                changesPageSize: changesPageSize,
+                refetchAfterQuiet: .milliseconds(refetchAfterQuietMs)
+            )
             engine = try SyncEngine(
                 mirrorPath: mirrorPath,
-                configuration: SyncConfiguration(
-                    bridgeURL: bridgeURL,
-                    clientOptions: clientOptions,
-                    backoff: BackoffPolicy(initial: .milliseconds(backoffInitialMs), cap: .milliseconds(backoffCapMs)),
-                    changesPageSize: changesPageSize,
-                    refetchAfterQuiet: .milliseconds(refetchAfterQuietMs)
-                ),
+                configuration: configuration,
                 logger: logger,
+                connector: BridgeChoice.connector(for: bridgeURL, options: configuration.clientOptions,
+                                                  discoveryTimeout: .milliseconds(discoverTimeoutMs), logger: logger),
                 observer: { event in
                     switch event {
                     case .progress(let progress): progressLine?.show(progress)
@@ -185,6 +199,26 @@ struct OASync: AsyncParsableCommand {
         case .tokenRequired?, .tokenRefused?: 6
         default: 1
         }
+    }
+
+    /// `--discover`: prints one line per bridge found (instance name, URL, and `tls_sha256=PIN`
+    /// when one is advertised, tab-separated) and exits 0, or exits 1 saying why none was found.
+    func listDiscoveredBridges() async -> Never {
+        let timeout = Duration.milliseconds(discoverTimeoutMs)
+        let bridges: [DiscoveredBridge]
+        do {
+            bridges = try await BridgeDiscovery.browse(timeout: timeout)
+        } catch {
+            fail("oa-sync: \(error)", code: 1)
+        }
+        guard !bridges.isEmpty else {
+            fail("oa-sync: \(DNSSDError.notFound(instance: nil, found: [], after: timeout)) "
+                 + "(asked avahi-daemon on the D-Bus system bus at \(BridgeDiscovery.systemBusAddress))", code: 1)
+        }
+        for bridge in bridges {
+            print(([bridge.instanceName, bridge.url] + (bridge.tlsSHA256.map { ["tls_sha256=\($0)"] } ?? [])).joined(separator: "\t"))
+        }
+        Foundation.exit(0)
     }
 
     static func summary(_ report: SyncReport) -> String {

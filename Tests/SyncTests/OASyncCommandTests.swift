@@ -104,7 +104,8 @@ struct OASyncCommandTests {
                     "ws://user@127.0.0.1:9099", "ws://127.0.0.1:99999", "ws://127.0.0.1:0"] {
             let bad = try OASyncProcess.run(["--bridge", url, "--once"])
             #expect(bad.status == 64, "\(url)")
-            #expect(bad.standardError.contains("\(url) is not a bridge URL"), "\(bad.standardError)")
+            #expect(bad.standardError.contains("\(url) is not a bridge: expected ws://HOST:PORT, wss://HOST:PORT, dnssd or dnssd:NAME"),
+                    "\(bad.standardError)")
         }
         let fromEnvironment = try OASyncProcess.run(["--once"], environment: ["OA_BRIDGE": "localhost:9099"])
         #expect(fromEnvironment.status == 64)

@@ -17,14 +17,18 @@ public final class OASyncProcess {
         public let standardError: String
     }
 
-    /// Runs `oa-sync ARGUMENTS` to the end, for at most `timeout`: past it, it is killed and this
-    /// throws. Its output goes to files, not pipes: a process it leaves behind, or another the test
-    /// started meanwhile, could hold a pipe open, and reading it to its end would never return.
-    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(300)) throws -> Outcome {
+    /// Runs `oa-sync ARGUMENTS` to the end (inside `namespace`, if given), for at most `timeout`:
+    /// past it, it is killed and this throws. Its output goes to files, not pipes: a process it
+    /// leaves behind, or another the test started meanwhile, could hold a pipe open, and reading
+    /// it to its end would never return.
+    public static func run(_ arguments: [String], environment: [String: String] = [:], namespace: AvahiNamespace? = nil,
+                           timeout: Duration = .seconds(300)) throws -> Outcome {
         let process = Process()
-        process.executableURL = BuildProducts.executable("oa-sync")
         // A loaded test machine can be slow to answer; the tests are not about that.
-        process.arguments = arguments + (arguments.contains("--handshake-timeout-ms") ? [] : ["--handshake-timeout-ms", "20000"])
+        let arguments = arguments + (arguments.contains("--handshake-timeout-ms") ? [] : ["--handshake-timeout-ms", "20000"])
+        let command = namespace?.wrap(BuildProducts.executable("oa-sync"), arguments) ?? (executable: BuildProducts.executable("oa-sync"), arguments: arguments)
+        process.executableURL = command.executable
+        process.arguments = command.arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let directory = FileManager.default.temporaryDirectory
         let outputPath = directory.appending(path: "oa-sync-out-\(UUID().uuidString)").path
@@ -61,12 +65,14 @@ public final class OASyncProcess {
     }
 
     /// Starts `oa-sync` in the background with JSON log lines on standard error, which
-    /// `waitForLog` reads.
-    public init(bridge: String, database: String, extraArguments: [String] = []) throws {
-        process.executableURL = BuildProducts.executable("oa-sync")
-        process.arguments = ["--bridge", bridge, "--db", database, "--log-format", "json", "--verbose",
-                             "--backoff-initial-ms", "20", "--backoff-cap-ms", "200", "--refetch-after-quiet-ms", "100",
-                             "--handshake-timeout-ms", "20000"] + extraArguments
+    /// `waitForLog` reads. Inside `namespace`, if given.
+    public init(bridge: String, database: String, extraArguments: [String] = [], namespace: AvahiNamespace? = nil) throws {
+        let arguments = ["--bridge", bridge, "--db", database, "--log-format", "json", "--verbose",
+                         "--backoff-initial-ms", "20", "--backoff-cap-ms", "200", "--refetch-after-quiet-ms", "100",
+                         "--handshake-timeout-ms", "20000"] + extraArguments
+        let command = namespace?.wrap(BuildProducts.executable("oa-sync"), arguments) ?? (executable: BuildProducts.executable("oa-sync"), arguments: arguments)
+        process.executableURL = command.executable
+        process.arguments = command.arguments
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)  // the handle below says why, if it failed
         let logWriter = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         defer { try? logWriter.close() }

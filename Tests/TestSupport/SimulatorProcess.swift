@@ -26,14 +26,16 @@ public final class SimulatorProcess {
     ///   - database: the history file; `seed` fills it when it is new.
     ///   - seed: (sessions, events) of a synthetic history.
     ///   - port: 0 for any free port.
-    ///   - extraArguments: more options (`--tls-cert`, `--token`, …).
+    ///   - extraArguments: more options (`--tls-cert`, `--token`, `--advertise NAME`, …).
+    ///   - namespace: where to run it (its 127.0.0.1 is then the namespace's); nil: here.
     public init(flavor: String, database: String, seed: (sessions: Int, events: Int)? = nil, port: Int = 0,
-                extraArguments: [String] = []) throws {
+                extraArguments: [String] = [], namespace: AvahiNamespace? = nil) throws {
         databasePath = database
         var arguments = ["--flavor", flavor, "--port", String(port), "--db", database] + extraArguments
         if let seed { arguments += ["--sessions", String(seed.sessions), "--events", String(seed.events)] }
-        let started = try SimulatorLauncher.start(executable: BuildProducts.executable("oa-bridge-sim"), arguments: arguments,
-                                                  timeout: .seconds(120))
+        let executable = BuildProducts.executable("oa-bridge-sim")
+        let command = namespace?.wrap(executable, arguments) ?? (executable: executable, arguments: arguments)
+        let started = try SimulatorLauncher.start(executable: command.executable, arguments: command.arguments, timeout: .seconds(120))
         process = started.process
         url = started.url
         readyLine = started.readyLine

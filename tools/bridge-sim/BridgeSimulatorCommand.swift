@@ -17,6 +17,8 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
         discussion: """
             Serves a history kept in a SQLite file in the desktop's acp_events layout: a real desktop database, or a synthetic one seeded when the file is new (--sessions, --events, --seed). The simulator writes to that file (new sessions, prompts' replies): give it a copy.
 
+            --advertise NAME publishes the simulator by DNS-SD as _openagents._tcp (through avahi-daemon), with the TXT keys proto, path and history_cursor (cursor flavour); the ready line then comes once the advertisement is established.
+
             --flavor stock behaves as the desktop bridge does today, quirks included; --flavor cursor adds the history-cursor extension. Tests drive it with _sim/* methods (see docs). Prints one line, "oa-bridge-sim ready on ws://127.0.0.1:PORT …", once it accepts connections.
 
             With --tls-cert and --tls-key it serves wss:// (the ready line then shows wss:// and the certificate's SHA-256 pin); with --token it answers an upgrade without "Authorization: Bearer TOKEN" with HTTP 401.
@@ -42,6 +44,9 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
 
     @Option(help: "Seed of the synthetic history.")
     var seed: UInt64 = 1
+
+    @Option(help: "Advertise the simulator by DNS-SD (_openagents._tcp) under this instance name.")
+    var advertise: String?
 
     @Flag(help: "Log every connection and request.")
     var verbose = false
@@ -77,8 +82,14 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
         let summary = await simulator.summary
         let flavorName = flavor
         let tls = try serverTLS()
+        let readyLine: @Sendable (Int) -> String = { port in
+            let scheme = tls == nil ? "ws" : "wss"
+            let pin = tls.map { ", tls sha256 \($0.pin)" } ?? ""
+            return "oa-bridge-sim ready on \(scheme)://127.0.0.1:\(port) (flavor \(flavorName), \(summary)\(pin))"
+        }
+        let advertisedName = advertise
+        let (boundPorts, boundPort) = AsyncStream.makeStream(of: Int.self)
         let expectedAuthorization = token.map { "Bearer \($0)" }
-        let router = Router()
         let webSocketServer = HTTPServerBuilder.http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 256 << 20))) { request, channel, _ in
             guard expectedAuthorization == nil || request.headerFields[.authorization] == expectedAuthorization else {
                 try await channel.pipeline.addHandler(UnauthorizedAnswer(), position: .first).get()
@@ -104,19 +115,34 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
             }
         }
         let app = Application(
-            router: router,
+            router: Router(),
             server: try tls.map { try .tls(webSocketServer, tlsConfiguration: $0.configuration) } ?? webSocketServer,
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "oa-bridge-sim"),
             onServerRunning: { channel in
-                let boundPort = channel.localAddress?.port ?? 0
-                let scheme = tls == nil ? "ws" : "wss"
-                let pin = tls.map { ", tls sha256 \($0.pin)" } ?? ""
-                let line = "oa-bridge-sim ready on \(scheme)://127.0.0.1:\(boundPort) (flavor \(flavorName), \(summary)\(pin))\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
+                let port = channel.localAddress?.port ?? 0
+                if advertisedName == nil {
+                    FileHandle.standardOutput.write(Data((readyLine(port) + "\n").utf8))
+                }
+                boundPort.yield(port)
+                boundPort.finish()
             },
             logger: logger
         )
-        try await app.runService()
+        guard let advertisedName else {
+            try await app.runService()
+            return
+        }
+        let txt = SimulatorAdvertisement.txtRecord(flavor: Flavor(rawValue: flavor) ?? .cursor, scheme: tls == nil ? "ws" : "wss",
+                                                   tlsSHA256: tls?.pin.hex)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await SimulatorAdvertisement.advertise(name: advertisedName, txt: txt, boundPorts: boundPorts, readyLine: readyLine)
+            }
+            group.addTask { try await app.runService() }
+            // Either ending (SIGTERM stops the server; a failed advertisement throws) ends both.
+            try await group.next()
+            group.cancelAll()
+        }
     }
 
     /// The TLS server configuration of --tls-cert and --tls-key, and the certificate's pin.

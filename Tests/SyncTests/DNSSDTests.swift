@@ -1,0 +1,160 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// DNS-SD with the real binaries, each test in a network namespace of its own with a private
+/// avahi-daemon (`AvahiNamespace`): nothing is multicast outside it.
+@Suite("DNS-SD discovery and dnssd bridges", .serialized, .timeLimit(.minutes(3)), .enabled {
+    if let reason = AvahiNamespace.unavailableReason { print("DNS-SD tests skipped: \(reason)") }
+    return AvahiNamespace.unavailableReason == nil
+})
+struct DNSSDTests {
+    @Test("--discover lists an advertised simulator: its name and URL; its TXT record says proto and history_cursor")
+    func discoversAdvertisedSimulator() throws {
+        let namespace = try AvahiNamespace()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (2, 20),
+                                             extraArguments: ["--advertise", "Test Desktop"], namespace: namespace)
+        defer { simulator.stop() }
+        let outcome = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "1500"], namespace: namespace)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput == "Test Desktop\tws://127.0.0.1:\(simulator.port)/\n")
+        let browsed = try runInNamespace(namespace, "/usr/bin/avahi-browse", ["-rtp", "_openagents._tcp"])
+        let record = browsed.split(separator: "\n").first { $0.hasPrefix("=") } ?? ""
+        #expect(record.contains("\"proto=ws\"") && record.contains("\"history_cursor=1\"") && !record.contains("path="), "\(browsed)")
+    }
+
+    @Test("the TXT keys proto, path and tls_sha256 make the URL and the pin printed; unknown keys are ignored")
+    func txtKeysAreHonoured() throws {
+        let namespace = try AvahiNamespace()
+        let pin = String(repeating: "ab", count: 32)
+        let publisher = try startInNamespace(namespace, "/usr/bin/avahi-publish",
+                                             ["-s", "Pinned Desktop", "_openagents._tcp", "9443", "proto=wss", "path=/bridge",
+                                              "tls_sha256=\(pin.uppercased())", "colour=blue"])
+        defer { stopProcess(publisher) }
+        let outcome = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput == "Pinned Desktop\twss://127.0.0.1:9443/bridge\ttls_sha256=\(pin)\n")
+    }
+
+    @Test("--bridge dnssd syncs with the only bridge found")
+    func syncsWithOnlyBridge() throws {
+        let namespace = try AvahiNamespace()
+        let mirror = namespace.directory.path("mirror.sqlite")
+        let simulator = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (3, 60),
+                                             extraArguments: ["--advertise", "Only Desktop"], namespace: namespace)
+        defer { simulator.stop() }
+        let outcome = try OASyncProcess.run(["--bridge", "dnssd", "--db", mirror, "--once", "--discover-timeout-ms", "5000"], namespace: namespace)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+    }
+
+    @Test("--bridge dnssd:NAME resolves again before reconnecting: a simulator moved to another port is found and caught up with")
+    func followsMovedBridge() async throws {
+        let namespace = try AvahiNamespace()
+        let mirror = namespace.directory.path("mirror.sqlite")
+        let history = namespace.directory.path("history.sqlite")
+        let first = try SimulatorProcess(flavor: "cursor", database: history, seed: (3, 40),
+                                         extraArguments: ["--advertise", "Moving Desktop"], namespace: namespace)
+        defer { first.stop() }
+        let sync = try OASyncProcess(bridge: "dnssd:Moving Desktop", database: mirror, extraArguments: ["--discover-timeout-ms", "1000"],
+                                     namespace: namespace)
+        defer { sync.terminate() }
+        try sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(first.port)/" }
+        try sync.waitForState("live")
+        first.stop()
+
+        // While it is away, its history grows (through a simulator outside the namespace, on the same file).
+        let offline = try SimulatorProcess(flavor: "cursor", database: history)
+        _ = try await SimulatorControl.withConnection(to: offline.url) { control in
+            try await control.append("moved-session", [SimulatorControl.chunk("written while away"), SimulatorControl.chunk("and more")])
+        }
+        offline.stop()
+
+        let second = try SimulatorProcess(flavor: "cursor", database: history, port: first.port == 65_535 ? 20_000 : first.port + 1,
+                                          extraArguments: ["--advertise", "Moving Desktop"], namespace: namespace)
+        defer { second.stop() }
+        try sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(second.port)/" }
+        try sync.waitForState("live")
+        #expect(sync.terminate() == 0)
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: history)
+    }
+
+    @Test("--discover without an avahi-daemon says so, naming the bus it asked, and exits 1")
+    func discoverWithoutDaemon() throws {
+        let namespace = try AvahiNamespace(withAvahi: false)
+        let outcome = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "1000"], namespace: namespace)
+        #expect(outcome.status == 1)
+        #expect(outcome.standardOutput.isEmpty)
+        let last = outcome.standardError.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix("oa-sync: no avahi-daemon is running: "), "\(last)")
+        #expect(last.hasSuffix("(asked on the D-Bus system bus at \(namespace.busAddress))"), "\(last)")
+    }
+
+    @Test("--discover with a daemon but no bridge exits 1 and says which daemon it asked")
+    func discoverNothing() throws {
+        let namespace = try AvahiNamespace()
+        let outcome = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "1000"], namespace: namespace)
+        #expect(outcome.status == 1)
+        let last = outcome.standardError.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last == "oa-sync: no bridge (_openagents._tcp) was found by DNS-SD within 1 s (asked avahi-daemon on the D-Bus system bus at \(namespace.busAddress))",
+                "\(last)")
+    }
+
+    @Test("a stock-style advertisement (no TXT record) is found and synced with over ws://")
+    func stockAdvertisement() throws {
+        let namespace = try AvahiNamespace()
+        let mirror = namespace.directory.path("mirror.sqlite")
+        let history = try SimulatorProcess.sampleDatabase(in: namespace.directory)
+        let simulator = try SimulatorProcess(flavor: "stock", database: history, namespace: namespace)
+        defer { simulator.stop() }
+        let publisher = try startInNamespace(namespace, "/usr/bin/avahi-publish", ["-s", "Stock Desktop", "_openagents._tcp", String(simulator.port)])
+        defer { stopProcess(publisher) }
+        let synced = try OASyncProcess.run(["--bridge", "dnssd:Stock Desktop", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
+                                           namespace: namespace)
+        #expect(synced.status == 0, "\(synced.standardError)")
+        // A stock bridge lists its 10 most recent sessions: their timelines are fetched.
+        #expect(synced.standardOutput.hasPrefix("synced with dnssd:Stock Desktop (10 timeline(s) fetched)"), "\(synced.standardOutput)")
+        let listed = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "1500"], namespace: namespace)
+        #expect(listed.standardOutput == "Stock Desktop\tws://127.0.0.1:\(simulator.port)/\n")
+    }
+
+    /// Starts `path arguments` inside `namespace`, output discarded.
+    private func startInNamespace(_ namespace: AvahiNamespace, _ path: String, _ arguments: [String]) throws -> Process {
+        let (executable, wrapped) = namespace.wrap(URL(fileURLWithPath: path), arguments)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = wrapped
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Runs `path arguments` inside `namespace` for at most 10 s; what it printed.
+    private func runInNamespace(_ namespace: AvahiNamespace, _ path: String, _ arguments: [String]) throws -> String {
+        let outputPath = namespace.directory.path("output-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        defer { try? output.close() }
+        let (executable, wrapped) = namespace.wrap(URL(fileURLWithPath: path), arguments)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = wrapped
+        process.standardOutput = output
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        stopProcess(process)
+        return try String(contentsOfFile: outputPath, encoding: .utf8)
+    }
+
+    /// SIGTERM, then SIGKILL after 5 s; waits for it.
+    private func stopProcess(_ process: Process) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}

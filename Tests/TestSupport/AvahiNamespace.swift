@@ -1,0 +1,145 @@
+import Foundation
+
+/// A network namespace made for one test, whose only interface is its own loopback (multicast on),
+/// with a private D-Bus system bus and, unless asked not to, a private avahi-daemon: DNS-SD works
+/// inside it and no packet leaves it (`../shared/dns-sd-testing.md`). Processes join it through
+/// `wrap`. Everything it started is stopped by pid when it is released.
+public final class AvahiNamespace {
+    /// Why a namespace cannot be made here (nil when it can): it takes root and the tools.
+    public static let unavailableReason: String? = {
+        guard getuid() == 0 else { return "DNS-SD tests need root, to create a network namespace" }
+        let tools = ["/usr/bin/unshare", "/usr/bin/nsenter", "/usr/sbin/ip", "/usr/bin/dbus-daemon", "/usr/sbin/avahi-daemon"]
+        let missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        return missing.isEmpty ? nil : "DNS-SD tests need \(missing.joined(separator: ", ")) (tools/install-deps installs them)"
+    }()
+
+    public let directory: TemporaryDirectory
+    /// The private bus, as `DBUS_SYSTEM_BUS_ADDRESS` gives it.
+    public let busAddress: String
+    /// Holds the namespace (`unshare`, then `sleep`): its pid names the namespace.
+    private let holder: Process
+    private var daemons: [Process] = []
+
+    /// Creates the namespace and starts its bus and, if `withAvahi`, its avahi-daemon; waits (at
+    /// most 20 s each) until they answer.
+    public init(withAvahi: Bool = true) throws {
+        directory = try TemporaryDirectory()
+        let busSocket = directory.path("bus.sock")
+        busAddress = "unix:path=\(busSocket)"
+        let readyFile = directory.path("namespace-ready")
+        // A private mount namespace too, so that avahi-daemon's pid file (/run/avahi-daemon) is its own.
+        holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        holder.arguments = ["--net", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", """
+            set -e
+            mkdir -p /run/avahi-daemon && mount -t tmpfs tmpfs /run/avahi-daemon
+            ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo
+            touch '\(readyFile)'
+            exec sleep 600
+            """]
+        try holder.run()
+        do {
+            try Self.wait(for: "the network namespace", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: readyFile) }
+            try Data(Self.busConfiguration(socket: busSocket).utf8).write(to: URL(fileURLWithPath: directory.path("bus.conf")))
+            try startDaemon("/usr/bin/dbus-daemon", ["--config-file=\(directory.path("bus.conf"))", "--nofork", "--nopidfile"], log: "dbus.log")
+            try Self.wait(for: "dbus-daemon", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: busSocket) }
+            if withAvahi {
+                let configuration = "[server]\nallow-interfaces=lo\nuse-ipv6=no\n[publish]\npublish-hinfo=no\npublish-workstation=no\n"
+                try Data(configuration.utf8).write(to: URL(fileURLWithPath: directory.path("avahi.conf")))
+                try startDaemon("/usr/sbin/avahi-daemon", ["--no-drop-root", "--no-chroot", "--no-rlimits", "-f", directory.path("avahi.conf")],
+                                log: "avahi.log")
+                try Self.wait(for: "avahi-daemon", timeout: .seconds(20)) {
+                    (try? String(contentsOfFile: directory.path("avahi.log"), encoding: .utf8))?.contains("Server startup complete") == true
+                }
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// `executable arguments` run inside the namespace with the private bus: an `nsenter` command
+    /// line that execs it (so the process started has the program's pid).
+    public func wrap(_ executable: URL, _ arguments: [String]) -> (executable: URL, arguments: [String]) {
+        (URL(fileURLWithPath: "/usr/bin/nsenter"),
+         ["--target", String(holder.processIdentifier), "--net", "--mount", "--", "/usr/bin/env",
+          "DBUS_SYSTEM_BUS_ADDRESS=\(busAddress)", executable.path] + arguments)
+    }
+
+    /// Stops the daemons and the namespace's holder (SIGTERM, then SIGKILL after 5 s), by pid,
+    /// reaping each here with a bound: Foundation notices a child's end when every copy of a
+    /// descriptor it gave the child is closed, and other processes of the test may hold one.
+    public func stop() {
+        for process in daemons.reversed() + [holder] {
+            let pid = process.processIdentifier
+            guard pid > 0, kill(pid, 0) == 0 else { continue }
+            kill(pid, SIGTERM)
+            if !Self.reap(pid, within: .seconds(5)) {
+                kill(pid, SIGKILL)
+                _ = Self.reap(pid, within: .seconds(5))
+            }
+        }
+        daemons = []
+    }
+
+    /// Waits at most `limit` for child `pid` to end, and reaps it; false if it still runs.
+    private static func reap(_ pid: pid_t, within limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped == -1 && errno == ECHILD) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
+    /// Starts a daemon in the namespace under a shell that waits for it (and passes SIGTERM on):
+    /// a daemon closes every descriptor it inherited, Foundation's own among them, and Foundation
+    /// would then take it for exited and wait for it, blocking the reaping of every other child.
+    private func startDaemon(_ path: String, _ arguments: [String], log: String) throws {
+        let logPath = directory.path(log)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        defer { try? output.close() }
+        let supervisor = #""$0" "$@" & daemon=$!; trap 'kill "$daemon"; wait "$daemon"; exit 0' TERM; wait "$daemon""#
+        let (executable, wrapped) = wrap(URL(fileURLWithPath: "/bin/sh"), ["-c", supervisor, path] + arguments)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = wrapped
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        daemons.append(process)
+    }
+
+    /// Checks `condition` every 10 ms for at most `timeout`; throws naming `what` past it.
+    private static func wait(for what: String, timeout: Duration, _ condition: () -> Bool) throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw NamespaceError(description: "\(what) was not ready within \(timeout)") }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    private static func busConfiguration(socket: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig><type>system</type><listen>unix:path=\(socket)</listen><auth>EXTERNAL</auth>
+        <includedir>/usr/share/dbus-1/system.d</includedir><includedir>/etc/dbus-1/system.d</includedir>
+        <policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/>
+        <allow receive_type="method_return"/><allow receive_type="signal"/><allow send_destination="*"/>
+        <allow eavesdrop="true"/></policy></busconfig>
+        """
+    }
+
+    /// The namespace or a daemon in it did not come up.
+    public struct NamespaceError: Error, CustomStringConvertible {
+        public let description: String
+    }
+}
