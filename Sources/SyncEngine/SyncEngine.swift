@@ -162,12 +162,12 @@ public actor SyncEngine {
     }
 
     /// Remembers the pin of the certificate a `wss://` bridge presented, when it is not the one
-    /// remembered: on first use (said, like SSH's first connection), or after a new pin was
-    /// accepted deliberately.
+    /// remembered: on first use (said, like SSH's first connection), or after a pin was given
+    /// deliberately or advertised.
     private func rememberCertificate(of client: any BridgeConnection, remembered: CertificatePin?) throws {
         guard let presented = client.certificatePin, presented != remembered else { return }
         try store.rememberPin(presented.hex, forBridge: configuration.bridgeURL)
-        if remembered == nil && configuration.clientOptions.pin == nil {
+        if !client.certificateWasPinned {
             logger.notice("trusting the bridge's certificate on first use; its pin is remembered",
                           metadata: ["bridge": "\(configuration.bridgeURL)", "sha256": "\(presented)"])
             observer(.certificateTrusted(presented))

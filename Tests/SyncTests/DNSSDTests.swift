@@ -36,6 +36,26 @@ struct DNSSDTests {
         #expect(outcome.standardOutput == "Pinned Desktop\twss://127.0.0.1:9443/bridge\ttls_sha256=\(pin)\n")
     }
 
+    @Test("a wss:// simulator advertises its pin: discovered with it, synced with over TLS, the pin checked and remembered")
+    func advertisedTLSBridge() throws {
+        let namespace = try AvahiNamespace()
+        let certificate = try SecureBridgeTests.Certificate(named: "advertised", in: namespace.directory)
+        let simulator = try SimulatorProcess(flavor: "cursor", database: SimulatorProcess.sampleDatabase(in: namespace.directory),
+                                             extraArguments: ["--advertise", "TLS Desktop", "--tls-cert", certificate.certificate,
+                                                              "--tls-key", certificate.key], namespace: namespace)
+        defer { simulator.stop() }
+        let listed = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(listed.standardOutput == "TLS Desktop\twss://127.0.0.1:\(simulator.port)/\ttls_sha256=\(certificate.pin.hex)\n")
+        let mirror = namespace.directory.path("mirror.sqlite")
+        let synced = try OASyncProcess.run(["--bridge", "dnssd:TLS Desktop", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
+                                           namespace: namespace)
+        #expect(synced.status == 0, "\(synced.standardError)")
+        #expect(!synced.standardError.contains("on first use"), "the advertised pin was checked, not trusted on first use")
+        let status = try ReplProcess.run(["--db", mirror, "-c", "status"])
+        #expect(status.standardOutput.contains(certificate.pin.description), "the pin is remembered for dnssd:TLS Desktop")
+    }
+
     @Test("--bridge dnssd syncs with the only bridge found")
     func syncsWithOnlyBridge() throws {
         let namespace = try AvahiNamespace()

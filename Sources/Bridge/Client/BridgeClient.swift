@@ -18,12 +18,14 @@ public actor BridgeClient {
     public nonisolated let url: String
     /// The pin of the certificate a `wss://` bridge presented (nil over `ws://`).
     public nonisolated let certificatePin: CertificatePin?
+    /// True when that certificate was checked against `BridgeClientOptions.pin`.
+    public nonisolated var certificateWasPinned: Bool { certificatePin != nil && options.pin != nil }
 
     /// Frames that were not JSON-RPC messages (logged and skipped).
     public private(set) var malformedFrameCount = 0
 
     private let connection: WebSocketConnection
-    private let options: BridgeClientOptions
+    private nonisolated let options: BridgeClientOptions
     private let logger: Logger
     private let pending = PendingRequests()
     private let slots = RequestSlots()

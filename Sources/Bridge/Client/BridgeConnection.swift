@@ -13,6 +13,9 @@ public protocol BridgeConnection: Sendable {
     var closeReason: String? { get async }
     /// The pin of the certificate a `wss://` bridge presented (nil otherwise).
     var certificatePin: CertificatePin? { get }
+    /// True when that certificate was checked against a pin (given, remembered or advertised);
+    /// false when it was trusted on first use.
+    var certificateWasPinned: Bool { get }
 
     func recentSessions() async throws -> [RecentSession]
     func sessionTimeline(sessionID: String, limit: Int?, timeout: Duration?) async throws -> [TimelineItem]
@@ -28,6 +31,7 @@ public protocol BridgeConnection: Sendable {
 extension BridgeConnection {
     /// No certificate: a connection without TLS.
     public var certificatePin: CertificatePin? { nil }
+    public var certificateWasPinned: Bool { false }
 }
 
 /// Opens a connection to a bridge for each attempt of the sync engine, for the length of a scope.
