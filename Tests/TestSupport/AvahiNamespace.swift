@@ -70,20 +70,31 @@ public final class AvahiNamespace {
           "DBUS_SYSTEM_BUS_ADDRESS=\(busAddress)", executable.path] + arguments)
     }
 
-    /// Stops the daemons and the namespace's holder (SIGTERM, then SIGKILL after 5 s), by pid,
-    /// reaping each here with a bound: Foundation notices a child's end when every copy of a
-    /// descriptor it gave the child is closed, and other processes of the test may hold one.
+    /// Stops the daemons and the namespace's holder, by pid, with SIGKILL: they inherit the test
+    /// thread's signal mask, in which SIGTERM is blocked, so nothing softer reaches them. A
+    /// daemon's supervising shell ends once its daemon is gone. Each is reaped here with a bound:
+    /// Foundation notices a child's end when every copy of a descriptor it gave the child is
+    /// closed, and other processes of the test may hold one.
     public func stop() {
         for process in daemons.reversed() + [holder] {
             let pid = process.processIdentifier
             guard pid > 0, kill(pid, 0) == 0 else { continue }
-            kill(pid, SIGTERM)
+            let children = Self.children(of: pid)
+            // A supervising shell ends by itself once its daemon is killed; the holder has no child.
+            if children.isEmpty { kill(pid, SIGKILL) }
+            for child in children { kill(child, SIGKILL) }
             if !Self.reap(pid, within: .seconds(5)) {
                 kill(pid, SIGKILL)
                 _ = Self.reap(pid, within: .seconds(5))
             }
         }
         daemons = []
+    }
+
+    /// The children of `pid`, as Linux lists them.
+    private static func children(of pid: pid_t) -> [pid_t] {
+        let list = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return list.split(separator: " ").compactMap { pid_t($0) }
     }
 
     /// Waits at most `limit` for child `pid` to end, and reaps it; false if it still runs.
