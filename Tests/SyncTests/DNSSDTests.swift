@@ -152,20 +152,8 @@ struct DNSSDTests {
 
     /// Runs `path arguments` inside `namespace` for at most 10 s; what it printed.
     private func runInNamespace(_ namespace: AvahiNamespace, _ path: String, _ arguments: [String]) throws -> String {
-        let outputPath = namespace.directory.path("output-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        defer { try? output.close() }
         let (executable, wrapped) = namespace.wrap(URL(fileURLWithPath: path), arguments)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = wrapped
-        process.standardOutput = output
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        stopProcess(process)
-        return try String(contentsOfFile: outputPath, encoding: .utf8)
+        return try ProgramRun.run(executable, wrapped, timeout: .seconds(10)).standardOutput
     }
 
     /// SIGTERM, then SIGKILL after 5 s; waits for it.

@@ -11,57 +11,17 @@ public final class OASyncProcess {
     private var buffer = Data()
 
     /// What a finished run printed and returned.
-    public struct Outcome {
-        public let status: Int32
-        public let standardOutput: String
-        public let standardError: String
-    }
+    public typealias Outcome = ProgramRun.Outcome
 
-    /// Runs `oa-sync ARGUMENTS` to the end (inside `namespace`, if given), for at most `timeout`:
-    /// past it, it is killed and this throws. Its output goes to files, not pipes: a process it
-    /// leaves behind, or another the test started meanwhile, could hold a pipe open, and reading
-    /// it to its end would never return.
+    /// Runs `oa-sync ARGUMENTS` to the end (inside `namespace`, if given), for at most `timeout`
+    /// (`ProgramRun.run`).
     public static func run(_ arguments: [String], environment: [String: String] = [:], namespace: AvahiNamespace? = nil,
                            timeout: Duration = .seconds(300)) throws -> Outcome {
-        let process = Process()
         // A loaded test machine can be slow to answer; the tests are not about that.
         let arguments = arguments + (arguments.contains("--handshake-timeout-ms") ? [] : ["--handshake-timeout-ms", "20000"])
-        let command = namespace?.wrap(BuildProducts.executable("oa-sync"), arguments) ?? (executable: BuildProducts.executable("oa-sync"), arguments: arguments)
-        process.executableURL = command.executable
-        process.arguments = command.arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let directory = FileManager.default.temporaryDirectory
-        let outputPath = directory.appending(path: "oa-sync-out-\(UUID().uuidString)").path
-        let errorPath = directory.appending(path: "oa-sync-err-\(UUID().uuidString)").path
-        defer {
-            try? FileManager.default.removeItem(atPath: outputPath)
-            try? FileManager.default.removeItem(atPath: errorPath)
-        }
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)  // the handles below say why, if it failed
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        process.standardOutput = output
-        process.standardError = errors
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        try? output.close()
-        try? errors.close()
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        if exited.wait(timeout: .now() + seconds) == .timedOut {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            _ = exited.wait(timeout: .now() + 10)
-            throw ProcessTimedOut(description: "oa-sync \(arguments.joined(separator: " ")) did not end within \(timeout)")
-        }
-        return Outcome(status: process.terminationStatus,
-                       standardOutput: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
-                       standardError: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
-    }
-
-    /// A run that did not end in time.
-    public struct ProcessTimedOut: Error, CustomStringConvertible {
-        public let description: String
+        let executable = BuildProducts.executable("oa-sync")
+        let command = namespace?.wrap(executable, arguments) ?? (executable: executable, arguments: arguments)
+        return try ProgramRun.run(command.executable, command.arguments, environment: environment, timeout: timeout)
     }
 
     /// Starts `oa-sync` in the background with JSON log lines on standard error, which

@@ -7,7 +7,7 @@ public enum ReplProcess {
     }
 }
 
-/// Any program, run to its end with some standard input.
+/// Any program, run to its end with some standard input, for a bounded time.
 public enum ProgramRun {
     public struct Outcome {
         public let status: Int32
@@ -15,48 +15,45 @@ public enum ProgramRun {
         public let standardError: String
     }
 
+    /// A run that did not end in time.
+    public struct TimedOut: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Runs `executable arguments` with `input` on its standard input, for at most `timeout`:
+    /// past it, it is killed and this throws `TimedOut`. Its input and output are files, not
+    /// pipes: a process it leaves behind, or another the test started meanwhile, could hold a pipe
+    /// open, and reading it to its end would never return.
     public static func run(_ executable: URL, _ arguments: [String], input: Data = Data(),
-                           environment: [String: String] = [:]) throws -> Outcome {
+                           environment: [String: String] = [:], timeout: Duration = .seconds(300)) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
+        let directory = FileManager.default.temporaryDirectory
+        let paths = ["in", "out", "err"].map { directory.appending(path: "program-\($0)-\(UUID().uuidString)").path }
+        defer { paths.forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        try input.write(to: URL(fileURLWithPath: paths[0]))
+        _ = FileManager.default.createFile(atPath: paths[1], contents: nil)  // the handles below say why, if it failed
+        _ = FileManager.default.createFile(atPath: paths[2], contents: nil)
+        let standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: paths[0]))
+        let standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: paths[1]))
+        let standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: paths[2]))
+        process.standardInput = standardInput
+        process.standardOutput = standardOutput
+        process.standardError = standardError
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        // Write and read at once, so that neither side waits on a full pipe.
-        let writer = Thread {
-            stdin.fileHandleForWriting.write(input)
-            try? stdin.fileHandleForWriting.close()
+        [standardInput, standardOutput, standardError].forEach { try? $0.close() }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        if exited.wait(timeout: .now() + seconds) == .timedOut {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            _ = exited.wait(timeout: .now() + 10)
+            throw TimedOut(description: "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not end within \(timeout)")
         }
-        writer.start()
-        let errors = ErrorCollector(stderr.fileHandleForReading)
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
-                       standardError: errors.finish())
-    }
-}
-
-/// Reads a pipe to its end on a thread of its own.
-private final class ErrorCollector: @unchecked Sendable {
-    // Safe: `data` is written by the reading thread only, and read after `done` is signalled.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread {
-            self.data = handle.readDataToEndOfFile()
-            self.done.signal()
-        }.start()
-    }
-
-    func finish() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
+        return Outcome(status: process.terminationStatus,
+                       standardOutput: (try? String(contentsOfFile: paths[1], encoding: .utf8)) ?? "",
+                       standardError: (try? String(contentsOfFile: paths[2], encoding: .utf8)) ?? "")
     }
 }
