@@ -156,10 +156,9 @@ struct BridgeClientTests {
     func droppedConnection(flavor: String) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator(flavor, in: directory)
-        // Requests that would wait 2 minutes: failing well before that is failing with the socket,
-        // even on a machine whose other tests hold the cooperative pool for seconds.
-        var options = BridgeClientOptions.forTests
-        options.requestTimeout = .seconds(120)
+        // Requests that would wait 2 minutes (`forTests`): failing well before that is failing
+        // with the socket, even on a machine whose other tests hold the cooperative pool for seconds.
+        let options = BridgeClientOptions.forTests
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await BridgeClient.withConnection(to: simulator.url, options: options) { client in
                 try await control.call("set_reply_delay", ["ms": 180_000])

@@ -126,10 +126,9 @@ struct ConnectionBehaviourTests {
     func cancellation() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("cursor", in: directory)
-        // A request that would wait 2 minutes: ending well before that is ending at the
-        // cancellation, even on a machine whose other tests hold the cooperative pool for seconds.
-        var options = BridgeClientOptions.forTests
-        options.requestTimeout = .seconds(120)
+        // A request that would wait 2 minutes (`forTests`): ending well before that is ending at
+        // the cancellation, even on a machine whose other tests hold the cooperative pool for seconds.
+        let options = BridgeClientOptions.forTests
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await BridgeClient.withConnection(to: simulator.url, options: options) { client in
                 try await control.call("set_reply_delay", ["ms": 180_000])

@@ -114,6 +114,9 @@ public struct SimulatorControl: Sendable {
 }
 
 extension BridgeClientOptions {
-    /// Defaults with handshake timeouts long enough for a loaded test machine.
-    public static let forTests = BridgeClientOptions(firstHandshakeTimeout: .seconds(20), retryHandshakeTimeout: .seconds(20))
+    /// Defaults with timeouts long enough for a loaded test machine, where the other tests can
+    /// hold the cooperative pool's threads for seconds: a wedged client still fails, within
+    /// 2 minutes; tests about timeouts pass their own short ones.
+    public static let forTests = BridgeClientOptions(
+        firstHandshakeTimeout: .seconds(20), retryHandshakeTimeout: .seconds(20), requestTimeout: .seconds(120))
 }
