@@ -170,8 +170,9 @@ enum BrowseCommands {
 
     static func eventJSON(_ event: TimelineEvent) -> JSONValue {
         .object([
-            JSONMember("event_id", .number(event.eventID)), JSONMember("ordinal", .number(event.ordinal)),
-            JSONMember("seq", event.seq.map { .number($0) } ?? .null), JSONMember("time", iso(event.timestamp)),
+            JSONMember("event_id", .number(event.eventID)), JSONMember("session_id", .string(event.sessionID)),
+            JSONMember("ordinal", .number(event.ordinal)), JSONMember("seq", event.seq.map { .number($0) } ?? .null),
+            JSONMember("time", iso(event.timestamp)), JSONMember("ts", event.timestamp.map { .number($0) } ?? .null),
             JSONMember("kind", .string(event.kind)), JSONMember("text", .string(event.text)),
             JSONMember("origin", .string(event.origin.rawValue)), JSONMember("provisional", .bool(event.provisional)),
             JSONMember("update", (try? JSONParser.parse(event.updateJSON)).map { JSONValue($0.kind) }

@@ -6,7 +6,8 @@ public enum CommandCatalog {
     public static let all: [CommandDefinition] = [
         BrowseCommands.threads, BrowseCommands.sessions, BrowseCommands.show, BrowseCommands.search,
         OutboxCommands.prompt, OutboxCommands.list, OutboxCommands.retry, OutboxCommands.drop,
-        ExportCommand.export, BrowseCommands.status, SyncCommand.sync, help, methods, quit,
+        FeedCommands.follow, FeedCommands.unsubscribe, ExportCommand.export, BrowseCommands.status, SyncCommand.sync,
+        help, methods, quit,
     ]
 
     static let help = CommandDefinition(
@@ -18,7 +19,7 @@ public enum CommandCatalog {
             guard let command = all.first(where: { $0.name == name || $0.method == name }) else { throw CommandError.unknownCommand(name) }
             var lines = ["\(command.usage)", "  \(command.summary)", "  JSON-lines method: \(command.method)"]
             for parameter in command.parameters {
-                lines.append("  \(parameter.positional ? parameter.name.uppercased() : "--" + parameter.name.replacing("_", with: "-")): \(parameter.summary)")
+                lines.append("  \(parameter.positional ? parameter.name.uppercased() : parameter.flag): \(parameter.summary)")
             }
             lines.append("  example: \(command.example)")
             return CommandResult(json: describe(command), text: lines.joined(separator: "\n"))
@@ -60,13 +61,23 @@ public enum CommandCatalog {
         return command
     }
 
+    /// A param's type as `methods` lists it.
+    static func typeName(_ kind: CommandParameter.Kind) -> String {
+        switch kind {
+        case .string, .text: "string"
+        case .integer: "integer"
+        case .boolean: "boolean"
+        case .stringOrInteger: "string|integer"
+        }
+    }
+
     static func describe(_ command: CommandDefinition) -> JSONValue {
         .object([
             JSONMember("method", .string(command.method)), JSONMember("command", .string(command.name)),
             JSONMember("summary", .string(command.summary)),
             JSONMember("params", .array(command.parameters.map { parameter in
                 .object([JSONMember("name", .string(parameter.name)),
-                         JSONMember("type", .string(parameter.kind == .text ? "string" : parameter.kind.rawValue)),
+                         JSONMember("type", .string(typeName(parameter.kind))),
                          JSONMember("required", .bool(parameter.required)), JSONMember("summary", .string(parameter.summary))])
             })),
         ])

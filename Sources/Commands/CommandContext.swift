@@ -40,7 +40,7 @@ public final class CommandContext {
     /// Words for tab completion: every command word and option, and the most recent sessions' ids.
     public func completionWords() -> [String] {
         var words = Set(CommandCatalog.all.flatMap(\.words))
-        words.formUnion(CommandCatalog.all.flatMap(\.parameters).filter { !$0.positional }.map { "--" + $0.name.replacing("_", with: "-") })
+        words.formUnion(CommandCatalog.all.flatMap(\.parameters).filter { !$0.positional }.map(\.flag))
         words.formUnion([".mode", "table", "json", "markdown", "new"])
         if let store = try? store(), let sessions = try? store.sessions(limit: 500) {
             words.formUnion(sessions.map(\.sessionID))

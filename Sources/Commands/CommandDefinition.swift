@@ -8,6 +8,8 @@ public struct CommandParameter: Sendable {
         case boolean
         /// The rest of the command line (as text), or a string (as JSON).
         case text
+        /// A string or a whole number (a word in the text form).
+        case stringOrInteger
     }
 
     /// The snake_case name: the JSON-lines param, and the `--flag` of the text form.
@@ -17,13 +19,27 @@ public struct CommandParameter: Sendable {
     public let positional: Bool
     public let required: Bool
     public let summary: String
+    /// The option's name in the text form, when it is not the param's (`--from` for `after`).
+    let textFlag: String?
+    /// What usage shows for the option's value (`--limit N`).
+    let valueName: String
 
-    public init(_ name: String, _ kind: Kind, positional: Bool = false, required: Bool = false, _ summary: String) {
+    public init(
+        _ name: String, _ kind: Kind, positional: Bool = false, required: Bool = false, flag: String? = nil, value: String = "N",
+        _ summary: String
+    ) {
         self.name = name
         self.kind = kind
         self.positional = positional
         self.required = required
+        self.textFlag = flag
+        self.valueName = value
         self.summary = summary
+    }
+
+    /// `--limit`, `--from`: how the text form names the option.
+    public var flag: String {
+        "--" + (textFlag ?? name.replacing("_", with: "-"))
     }
 }
 
@@ -37,6 +53,8 @@ public struct CommandResult: Sendable {
     public var text: String?
     /// The front end should stop after this.
     public var quits = false
+    /// A feed for the front end to start (`follow`, `events.subscribe`) or end.
+    public var feed: FeedAction?
 
     public init(json: JSONValue, table: TextTable? = nil, text: String? = nil) {
         self.json = json
@@ -63,8 +81,7 @@ public struct CommandDefinition: Sendable {
     /// `show SESSION [--raw]`.
     public var usage: String {
         let parts = parameters.map { parameter -> String in
-            let shown = parameter.positional ? parameter.name.uppercased() : "--\(parameter.name.replacing("_", with: "-"))"
-                + (parameter.kind == .boolean ? "" : " N")
+            let shown = parameter.positional ? parameter.name.uppercased() : parameter.flag + (parameter.kind == .boolean ? "" : " " + parameter.valueName)
             return parameter.required ? shown : "[\(shown)]"
         }
         return ([name] + parts).joined(separator: " ")
@@ -80,10 +97,10 @@ public struct CommandDefinition: Sendable {
             if word.hasPrefix("--"), word.count > 2 {
                 let body = word.dropFirst(2)
                 let (flag, inlineValue) = body.split(separator: "=", maxSplits: 1).map(String.init).splitPair
-                let name = flag.replacing("-", with: "_")
-                guard let parameter = parameters.first(where: { $0.name == name && !$0.positional }) else {
+                guard let parameter = parameters.first(where: { $0.flag == "--" + flag && !$0.positional }) else {
                     throw .badArguments("\(self.name) has no option --\(flag)")
                 }
+                let name = parameter.name
                 if parameter.kind == .boolean {
                     values[name] = .bool(inlineValue.map { $0 != "false" } ?? true)
                 } else {
@@ -139,6 +156,10 @@ public struct CommandDefinition: Sendable {
                 arguments.values[parameter.name] = .number(number)
             case .boolean:
                 guard value.boolValue != nil else { throw .badArguments("\(parameter.name) must be true or false") }
+            case .stringOrInteger:
+                guard value.stringValue != nil || value.int64Value != nil else {
+                    throw .badArguments("\(parameter.name) must be a string or a whole number")
+                }
             }
         }
         return arguments

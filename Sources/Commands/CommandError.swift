@@ -25,6 +25,8 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
     case fileExists(String)
     /// A file could not be written (-32006).
     case io(String)
+    /// No subscription with this number in this session (-32007).
+    case unknownSubscription(Int)
 
     /// The JSON-RPC error code.
     public var code: Int {
@@ -40,6 +42,7 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         case .outbox: -32004
         case .fileExists: -32005
         case .io: -32006
+        case .unknownSubscription: -32007
         }
     }
 
@@ -57,6 +60,7 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         case .outbox(let message): message
         case .fileExists(let path): "\(path) exists: pass --force (force: true) to overwrite it"
         case .io(let message): message
+        case .unknownSubscription(let number): "no subscription \(number) here (events.subscribe answers with the number)"
         }
     }
 

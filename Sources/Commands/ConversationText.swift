@@ -2,32 +2,43 @@
 enum ConversationText {
     static func render(_ conversation: Conversation) -> String {
         guard !conversation.entries.isEmpty else { return "(no events)" }
-        return conversation.entries.map { entry -> String in
-            switch entry {
-            case .message(let role, let text, let local, let ordinal):
-                let label = role == .user ? (local ? "you (queued here)" : "user") : role == .assistant ? "assistant" : "thinking"
-                return "[\(ordinal)] \(label):\n" + indent(text)
-            case .plan(let entries, let ordinal):
-                return "[\(ordinal)] plan:\n" + entries.map { "  - [\($0.status ?? "-")] \($0.content)" }.joined(separator: "\n")
-            case .toolCall(let call):
-                var text = "[\(call.firstOrdinal)] tool \(call.name) (\(call.callID))" + (call.status.map { ": \($0)" } ?? "")
-                if let arguments = call.arguments { text += "\n  arguments: \(arguments)" }
-                if let error = call.error { text += "\n  error: \(error)" }
-                if let output = call.output { text += "\n  output:\n" + indent(output, by: 4) }
-                return text
-            case .modeChange(let mode, let ordinal):
-                return "[\(ordinal)] mode: \(mode)"
-            case .commands(let names, let ordinal):
-                return "[\(ordinal)] commands: " + names.map { "/" + $0 }.joined(separator: " ")
-            case .other(let kind, let json, let ordinal):
-                return "[\(ordinal)] \(kind): \(json)"
-            }
-        }.joined(separator: "\n")
+        return conversation.entries.map(render).joined(separator: "\n")
+    }
+
+    /// One entry, on as many lines as it takes (no newline at the end).
+    static func render(_ entry: Conversation.Entry) -> String {
+        switch entry {
+        case .message(let role, let text, let local, let ordinal):
+            return "[\(ordinal)] \(label(role, local: local)):\n" + indent(text)
+        case .plan(let entries, let ordinal):
+            return "[\(ordinal)] plan:\n" + entries.map { "  - [\($0.status ?? "-")] \($0.content)" }.joined(separator: "\n")
+        case .toolCall(let call):
+            var text = "[\(call.firstOrdinal)] tool \(call.name) (\(call.callID))" + (call.status.map { ": \($0)" } ?? "")
+            if let arguments = call.arguments { text += "\n  arguments: \(arguments)" }
+            if let error = call.error { text += "\n  error: \(error)" }
+            if let output = call.output { text += "\n  output:\n" + indent(output, by: 4) }
+            return text
+        case .modeChange(let mode, let ordinal):
+            return "[\(ordinal)] mode: \(mode)"
+        case .commands(let names, let ordinal):
+            return "[\(ordinal)] commands: " + names.map { "/" + $0 }.joined(separator: " ")
+        case .other(let kind, let json, let ordinal):
+            return "[\(ordinal)] \(kind): \(json)"
+        }
+    }
+
+    /// Who a message is from, as its heading says.
+    static func label(_ role: Conversation.Role, local: Bool) -> String {
+        switch role {
+        case .user: local ? "you (queued here)" : "user"
+        case .assistant: "assistant"
+        case .thinking: "thinking"
+        }
     }
 
     /// `text` with `spaces` spaces at the start of each line. Works on UTF-8 bytes: splitting a
     /// `String` by `Character` costs more than the rest of a long timeline's display.
-    private static func indent(_ text: String, by spaces: Int = 2) -> String {
+    static func indent(_ text: String, by spaces: Int = 2) -> String {
         let pad = [UInt8](repeating: 0x20, count: spaces)
         var bytes = pad
         bytes.reserveCapacity(text.utf8.count + spaces * 8)

@@ -7,7 +7,7 @@ import MirrorStore
 /// prompts, and reconnects with backoff when the connection is lost.
 ///
 /// The engine owns its `MirrorStore` connection: it is the mirror's one writer while it runs, on a
-/// thread of its own (`DatabaseExecutor`), so that commits never hold up the cooperative pool that
+/// thread of its own (`ThreadExecutor`), so that commits never hold up the cooperative pool that
 /// receives and decodes frames meanwhile.
 ///
 /// Each connection is one scope: a reader applies the bridge's notifications from the moment the
@@ -15,7 +15,7 @@ import MirrorStore
 /// delivery and the live loop make requests beside it. The reader never waits on a request, so
 /// the client's bounded notification buffer always drains and its answers always get through.
 public actor SyncEngine {
-    private nonisolated let executor = DatabaseExecutor(name: "oa-sync-writer")
+    private nonisolated let executor = ThreadExecutor(name: "oa-sync-writer")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     let store: MirrorStore

@@ -54,10 +54,9 @@ struct OARepl: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, format: .text, level: .warning) }
         let context = CommandContext(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge))
         if jsonl {
-            var session = JSONLinesSession(context: context)
-            while !session.finished, let line = readLine(strippingNewline: true) {
-                if let answer = await session.answer(line) { Terminal.writeOut(answer) }
-            }
+            let signals = Interruption.exitingOnSignals()
+            await JSONLinesSession(context: context).run(input: StandardInput(), output: StandardOutput())
+            withExtendedLifetime(signals) {}
             return
         }
         var shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour)
@@ -75,6 +74,7 @@ struct OARepl: AsyncParsableCommand {
             }
             return
         }
+        shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour, interactive: true)
         Terminal.writeOut("oa-repl: mirror \(context.mirrorPath). Type help, or quit; Tab completes.")
         let editor = LineEditor(historyPath: Self.historyPath())
         while let line = editor.readLine(prompt: "oa> ", completingFrom: context.completionWords()) {

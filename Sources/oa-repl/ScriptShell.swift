@@ -8,14 +8,19 @@ struct ScriptShell {
     let width: Int?
     /// Bold table headers (a terminal, and no NO_COLOR).
     let colour: Bool
-    /// Set by `quit`.
+    /// Lines typed at a prompt: Ctrl-C ends a `follow` and the prompt comes back.
+    let interactive: Bool
+    /// Set by `quit`, and by a signal that ended a `follow` (but Ctrl-C at a prompt).
     private(set) var finished = false
+    let mirrorPath: String
 
-    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool) {
+    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool = false) {
         runner = CommandRunner(context: context)
+        mirrorPath = context.mirrorPath
         self.mode = mode
         self.width = width
         self.colour = colour
+        self.interactive = interactive
     }
 
     /// Runs one line; returns false when it failed (the error is printed on standard error).
@@ -29,6 +34,16 @@ struct ScriptShell {
                 finished = true
                 return true
             }
+            switch result.feed {
+            case .start(let request):
+                await follow(request)
+                return true
+            case .stop:
+                Terminal.writeError("error: unsubscribe ends a JSON-lines subscription (oa-repl --jsonl); follow ends with Ctrl-C")
+                return false
+            case nil:
+                break
+            }
             if var output = mode.render(result, width: width) {
                 if colour, mode == .table, result.table?.headers.contains(where: { !$0.isEmpty }) == true,
                    let firstLine = output.split(separator: "\n", maxSplits: 1).first {
@@ -41,6 +56,29 @@ struct ScriptShell {
             Terminal.writeError("error: \(error)")
             return false
         }
+    }
+
+    /// Prints the conversation the request follows, then each change as it is committed, until
+    /// it is idle for its limit, or SIGINT or SIGTERM.
+    private mutating func follow(_ request: FeedRequest) async {
+        let mirrorPath = mirrorPath
+        let signal = await Interruption.run {
+            let output = StandardOutput()
+            var renderer = FollowRenderer(tagsSessions: request.sessionKey == nil)
+            do {
+                try await MirrorChangeSignal.withSignal(mirrorPath: mirrorPath) { signal in
+                    _ = try await EventFeed.run(request, reader: MirrorReader(mirrorPath: mirrorPath), signal: signal) { items in
+                        await output.write(renderer.render(items), newline: false)
+                    }
+                }
+            } catch {
+                await output.write(renderer.finish(), newline: false)
+                Terminal.writeError("error: \(CommandError.message(for: error))")
+                return
+            }
+            await output.write(renderer.finish(), newline: false)
+        }
+        if let signal, signal == SIGTERM || !interactive { finished = true }
     }
 
     /// `.mode table|json|markdown`.

@@ -40,8 +40,8 @@ struct SchemaTests {
             do {
                 let old = try MirrorStore(path: path, mode: .readWrite, clock: .system, migratingTo: start)
                 #expect(try old.schemaVersion() == start)
-                if start == 5 {
-                    // Version 5: events keyed by the session's number, indexed for search by the store.
+                if start >= 5 {
+                    // Versions 5 and 6: events keyed by the session's number, indexed for search by the store.
                     try old.database.execute(
                         """
                         INSERT INTO sessions (session_no, session_id, local_event_count, first_seen_at, last_seen_at)

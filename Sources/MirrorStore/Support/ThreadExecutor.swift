@@ -4,11 +4,11 @@ import Synchronization
 
 /// A serial executor that runs its jobs, in order, on one thread of its own.
 ///
-/// An actor that owns a database connection uses it as its executor (`unownedExecutor`), so that
-/// SQLite's blocking calls (a commit waits for the disk) never occupy a thread of Swift's
-/// cooperative pool, which decodes what the network delivers meanwhile. GRDB's serialized writer
-/// is the model. The thread ends when the executor is released.
-public final class DatabaseExecutor: SerialExecutor {
+/// An actor that makes blocking calls uses it as its executor (`unownedExecutor`), so that they
+/// never occupy a thread of Swift's cooperative pool: one that owns a database connection (a
+/// commit waits for the disk; GRDB's serialized writer is the model), or one that writes to a
+/// pipe nobody reads yet. The thread ends when the executor is released.
+public final class ThreadExecutor: SerialExecutor {
     private let queue = JobQueue()
 
     /// Starts the thread, named `name` (as `top`, `perf` and debuggers show it; at most 15 bytes).

@@ -1,0 +1,172 @@
+import Bridge
+import MirrorStore
+
+/// The conversation view of `show`, written as the events arrive: a streamed chunk continues the
+/// message it belongs to on screen rather than starting a block of its own, a tool call is shown
+/// when made and again with its result, and events that a refetch took back are said to be so
+/// before the bridge's copy follows. Following every session, each line starts with the
+/// session's short id.
+public struct FollowRenderer {
+    /// The message being streamed in a session.
+    private struct OpenMessage: Equatable {
+        var role: Conversation.Role
+        var local: Bool
+        var firstOrdinal: Int64
+    }
+
+    private let tagsSessions: Bool
+    /// Each session's message still being streamed.
+    private var openMessages: [String: OpenMessage] = [:]
+    /// The session whose message the last line written continues, when it ended mid-line.
+    private var lineOwner: String?
+    /// Tool names by session and call id, for updates that name only the call.
+    private var toolNames = RecentMap<String, String>(capacity: 4096)
+    /// Ordinals of recent events shown, by event id: to say which ones a refetch took back.
+    private var shownOrdinals = RecentMap<Int64, Int64>(capacity: 4096)
+
+    /// - Parameter tagsSessions: start each line with the session's short id (following every session).
+    public init(tagsSessions: Bool) {
+        self.tagsSessions = tagsSessions
+    }
+
+    /// The text for `items`, to write as it is (it may end mid-line, in a streamed message).
+    public mutating func render(_ items: [FeedItem]) -> String {
+        var output = ""
+        var index = items.startIndex
+        while index < items.endIndex {
+            switch items[index] {
+            case .appended(let event):
+                render(event, into: &output)
+                index += 1
+            case .removed(_, let sessionID):
+                var removed: [Int64] = []
+                while index < items.endIndex, case .removed(let eventID, sessionID) = items[index] {
+                    removed.append(eventID)
+                    index += 1
+                }
+                openMessages[sessionID] = nil
+                let ordinals = removed.map { shownOrdinals[$0].map { "[\($0)]" } ?? "an earlier event" }
+                block("~ no longer in the timeline: \(ordinals.joined(separator: ", ")) (a corrected copy, if any, follows)", session: sessionID, into: &output)
+            case .outboxChanged(let outboxID, let sessionID, let state):
+                block("~ prompt \(outboxID): \(state)", session: sessionID, into: &output)
+                index += 1
+            }
+        }
+        return output
+    }
+
+    /// What ends the output: a newline when the last line was left open.
+    public mutating func finish() -> String {
+        defer { lineOwner = nil }
+        return lineOwner == nil ? "" : "\n"
+    }
+
+    private mutating func render(_ event: TimelineEvent, into output: inout String) {
+        shownOrdinals[event.eventID] = event.ordinal
+        let update = SessionUpdate(rawBytes: event.updateJSON)
+        let session = event.sessionID
+        switch update.variant {
+        case .userMessageChunk(let block), .agentMessageChunk(let block), .agentThoughtChunk(let block):
+            let role: Conversation.Role = switch UpdateKind(tag: event.kind) {
+            case .userMessageChunk: .user
+            case .agentThoughtChunk: .thinking
+            default: .assistant
+            }
+            let local = event.origin == .local
+            let text = block.plainText
+            if let open = openMessages[session], open.role == role, open.local == local {
+                if lineOwner != session {
+                    let heading = "[\(open.firstOrdinal)] \(ConversationText.label(role, local: local)) (continued):"
+                    startLine(heading, session: session, into: &output)
+                }
+            } else {
+                openMessages[session] = OpenMessage(role: role, local: local, firstOrdinal: event.ordinal)
+                startLine("[\(event.ordinal)] \(ConversationText.label(role, local: local)):", session: session, into: &output)
+            }
+            output += continued(text, session: session)
+        case .toolCall(let call):
+            toolNames["\(session)\u{0}\(call.callID)"] = call.name
+            entries(of: event, into: &output)
+        case .toolCallUpdate(let call):
+            let name = toolNames["\(session)\u{0}\(call.callID)"]
+            entries(of: event, named: name, into: &output)
+        default:
+            entries(of: event, into: &output)
+        }
+    }
+
+    /// The event as `show` shows it on its own (a tool call update under its call's name).
+    private mutating func entries(of event: TimelineEvent, named toolName: String? = nil, into output: inout String) {
+        openMessages[event.sessionID] = nil
+        for entry in Conversation(events: [event]).entries {
+            var entry = entry
+            if case .toolCall(var call) = entry, let toolName {
+                call.name = toolName
+                entry = .toolCall(call)
+            }
+            block(ConversationText.render(entry), session: event.sessionID, into: &output)
+        }
+    }
+
+    /// Writes whole lines of `text`, after ending a line left open.
+    private mutating func block(_ text: String, session: String, into output: inout String) {
+        closeLine(into: &output)
+        let prefix = linePrefix(session)
+        output += prefix + text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + prefix) + "\n"
+    }
+
+    /// Writes a message's heading and leaves a line open for its text.
+    private mutating func startLine(_ heading: String, session: String, into output: inout String) {
+        closeLine(into: &output)
+        let prefix = linePrefix(session)
+        output += prefix + heading + "\n" + prefix + "  "
+        lineOwner = session
+    }
+
+    /// A chunk's text, continuing the open line: its line breaks indented as the message's.
+    private func continued(_ text: String, session: String) -> String {
+        guard text.contains("\n") else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + linePrefix(session) + "  ")
+    }
+
+    private mutating func closeLine(into output: inout String) {
+        if lineOwner != nil { output += "\n" }
+        lineOwner = nil
+    }
+
+    private func linePrefix(_ session: String) -> String {
+        tagsSessions ? Formatting.short(session) + " " : ""
+    }
+}
+
+/// A dictionary that keeps only its most recently set `capacity` keys: a long follow's memory
+/// stays bounded while what is on screen lately can still be named.
+struct RecentMap<Key: Hashable, Value> {
+    private var values: [Key: Value] = [:]
+    private var order: [Key] = []
+    private var head = 0
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    subscript(key: Key) -> Value? {
+        get { values[key] }
+        set {
+            guard let newValue else {
+                values[key] = nil
+                return
+            }
+            if values.updateValue(newValue, forKey: key) == nil { order.append(key) }
+            if values.count > capacity, head < order.count {
+                values[order[head]] = nil
+                head += 1
+                if head >= capacity {
+                    order.removeFirst(head)
+                    head = 0
+                }
+            }
+        }
+    }
+}

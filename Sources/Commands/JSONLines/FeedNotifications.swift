@@ -1,0 +1,48 @@
+import Bridge
+import MirrorStore
+
+/// A subscription's feed as JSON-RPC 2.0 notifications, one per line: `events.appended` for
+/// events in a row, `events.removed` for removed events in a row of one session, `outbox.changed`
+/// for each prompt's change, `events.ended` when the feed is over on its own.
+enum FeedNotifications {
+    /// The lines for `items`, in their order.
+    static func lines(for items: [FeedItem], subscription: Int) -> [String] {
+        var lines: [String] = []
+        var index = items.startIndex
+        while index < items.endIndex {
+            switch items[index] {
+            case .appended:
+                var events: [JSONValue] = []
+                while index < items.endIndex, case .appended(let event) = items[index] {
+                    events.append(BrowseCommands.eventJSON(event))
+                    index += 1
+                }
+                lines.append(line("events.appended", ["subscription": .number(subscription), "events": .array(events)]))
+            case .removed(_, let sessionID):
+                var eventIDs: [JSONValue] = []
+                while index < items.endIndex, case .removed(let eventID, sessionID) = items[index] {
+                    eventIDs.append(.number(eventID))
+                    index += 1
+                }
+                lines.append(line("events.removed", ["subscription": .number(subscription), "session_id": .string(sessionID),
+                                                     "event_ids": .array(eventIDs)]))
+            case .outboxChanged(let outboxID, let sessionID, let state):
+                lines.append(line("outbox.changed", ["subscription": .number(subscription), "outbox_id": .number(outboxID),
+                                                     "session_id": .string(sessionID), "state": .string(state)]))
+                index += 1
+            }
+        }
+        return lines
+    }
+
+    /// `events.ended`: the subscription is over without being asked to (`idle`, or `error` with a message).
+    static func ended(subscription: Int, reason: String, message: String? = nil) -> String {
+        var params: [JSONMember] = [JSONMember("subscription", .number(subscription)), JSONMember("reason", .string(reason))]
+        if let message { params.append(JSONMember("message", .string(message))) }
+        return line("events.ended", .object(params))
+    }
+
+    private static func line(_ method: String, _ params: JSONValue) -> String {
+        String(decoding: JSONWriter.bytes(of: ["jsonrpc": "2.0", "method": .string(method), "params": params]), as: UTF8.self)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import MirrorStore
+
+/// Standard input, read a line at a time on a thread of its own: a front end that waits for the
+/// next request never holds a thread of the cooperative pool, which its feeds need meanwhile.
+public actor StandardInput {
+    private let executor = ThreadExecutor(name: "oa-stdin")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    public init() {}
+
+    /// The next line without its newline, or nil at the end of input.
+    public func nextLine() -> String? {
+        readLine(strippingNewline: true)
+    }
+}
+
+/// Standard output, written on a thread of its own, a whole line per call: lines from several
+/// tasks (answers, notifications) never interleave, and a reader that does not keep up makes
+/// the writers wait (the pipe is full) without holding the cooperative pool.
+public actor StandardOutput {
+    private let executor = ThreadExecutor(name: "oa-stdout")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    public init() {}
+
+    /// Writes `text`, then a newline unless `newline` is false.
+    public func write(_ text: String, newline: Bool = true) {
+        var bytes = Array(text.utf8)
+        if newline { bytes.append(0x0A) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,195 @@
+/// How far a follower of the mirror has read: the highest event id and change-log id it has seen,
+/// and what it needs to tell which removed events it was given.
+public struct FeedPosition: Sendable, Equatable {
+    /// Events up to this id were read (or skipped as another session's).
+    public var eventID: Int64
+    /// Changes of the change log up to this id were read.
+    public var changeID: Int64
+    /// Events at or below this id were never given to the follower (it started after them).
+    var floorEventID: Int64 = 0
+    /// Ranges of events read from a snapshot whose earlier changes were not all read yet (a long
+    /// backlog, read in pages): an event of such a range removed by one of those changes was gone
+    /// before it was read, so the follower never got it. Empty while following live.
+    var pendingReads: [PendingRead] = []
+
+    /// After event `eventID` and change `changeID`; the follower had every event up to `eventID`.
+    public init(eventID: Int64, changeID: Int64) {
+        self.eventID = eventID
+        self.changeID = changeID
+    }
+
+    /// Before everything the mirror holds.
+    public static let start = FeedPosition(eventID: 0, changeID: 0)
+
+    /// Whether the follower was given event `eventID`, which change `changeID` removed.
+    func gave(eventID removed: Int64, removedBy changeID: Int64) -> Bool {
+        guard removed > floorEventID, removed <= eventID else { return false }
+        guard let read = pendingReads.first(where: { removed > $0.afterEventID && removed <= $0.upToEventID }) else { return true }
+        return changeID > read.snapshotChangeID
+    }
+
+    /// Events in `(afterEventID, upToEventID]`, read from a snapshot that held changes up to `snapshotChangeID`.
+    struct PendingRead: Sendable, Equatable {
+        var afterEventID: Int64
+        var upToEventID: Int64
+        var snapshotChangeID: Int64
+    }
+}
+
+/// One change to the mirror, as a follower sees it, in commit order.
+public enum FeedItem: Sendable, Equatable {
+    /// An event committed to a timeline.
+    case appended(TimelineEvent)
+    /// An event the follower was given earlier is gone: a refetch replaced a provisional tail, or
+    /// a dropped prompt took its echo.
+    case removed(eventID: Int64, sessionID: String)
+    /// A queued prompt was added, changed state, or was dropped (`state` is then `dropped`).
+    case outboxChanged(outboxID: Int64, sessionID: String, state: String)
+
+    /// The session the change belongs to.
+    public var sessionID: String {
+        switch self {
+        case .appended(let event): event.sessionID
+        case .removed(_, let sessionID), .outboxChanged(_, let sessionID, _): sessionID
+        }
+    }
+}
+
+/// What a follower reads next: items in commit order, and the position after them.
+public struct FeedPage: Sendable, Equatable {
+    public var items: [FeedItem]
+    public var position: FeedPosition
+    /// True when the page stopped at its limit: more is waiting, read again at once.
+    public var isPartial: Bool
+}
+
+extension MirrorStore {
+    /// Where a follower that wants only what comes next starts: after everything committed.
+    public func feedEnd() throws -> FeedPosition {
+        try read {
+            var position = FeedPosition(eventID: try handedOutEventID(), changeID: try latestChangeID())
+            position.floorEventID = position.eventID
+            return position
+        }
+    }
+
+    /// Where a follower that had every event up to `eventID` goes on from: after that event and
+    /// the changes committed before it.
+    public func feedPosition(afterEvent eventID: Int64) throws -> FeedPosition {
+        let changeID = try database.scalarInt64("SELECT max(change_id) FROM change_log WHERE after_event_id < ?", [eventID])
+        return FeedPosition(eventID: eventID, changeID: changeID ?? 0)
+    }
+
+    /// The session's key that a follower of one session filters by (stable when a session made
+    /// offline gets the bridge's id), or nil when it is not mirrored.
+    public func sessionKey(of sessionID: String) throws -> Int64? {
+        try database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = ?", [sessionID])
+    }
+
+    /// What was committed after `position`, in commit order, from one snapshot: events appended,
+    /// events removed that the follower was given, and prompts' state changes. At most `limit`
+    /// events and `limit` changes.
+    ///
+    /// - Parameter sessionKey: only this session's (from `sessionKey(of:)`); nil: every session's.
+    public func feed(after position: FeedPosition, sessionKey: Int64?, limit: Int) throws -> FeedPage {
+        try read {
+            let lastEventID = try handedOutEventID()
+            let snapshotChangeID = try latestChangeID()
+            let changes = try database.query(
+                """
+                SELECT c.change_id, c.kind, c.session_no, c.event_id, c.outbox_id, c.state, c.after_event_id, s.session_id
+                FROM change_log c LEFT JOIN sessions s ON s.session_no = c.session_no
+                WHERE c.change_id > ? ORDER BY c.change_id LIMIT ?
+                """,
+                [position.changeID, limit]
+            ) { row in
+                LoggedChange(changeID: row.int64(0), kind: row.string(1), sessionNo: row.optionalInt64(2), eventID: row.optionalInt64(3),
+                             outboxID: row.optionalInt64(4), state: row.optionalString(5), afterEventID: row.int64(6),
+                             sessionID: row.optionalString(7) ?? "")
+            }
+            // Changes at the limit: events after the last one read wait for the next page, as do
+            // changes that come after events beyond the limit.
+            var horizon = changes.count == limit ? min(lastEventID, changes.last?.afterEventID ?? lastEventID) : lastEventID
+            horizon = max(horizon, position.eventID)
+            let sessionFilter = sessionKey == nil ? "" : "AND e.session_no = ?3"
+            let events = try database.query(
+                """
+                SELECT \(Self.eventColumns) FROM \(Self.eventsWithSessions)
+                WHERE e.event_id > ?1 AND e.event_id <= ?2 \(sessionFilter) ORDER BY e.event_id LIMIT ?4
+                """,
+                [position.eventID, horizon, sessionKey, limit]
+            ) { Self.timelineEvent($0) }
+            if events.count == limit, let last = events.last { horizon = last.eventID }
+            let keptChanges = changes.prefix { $0.afterEventID <= horizon }
+
+            var items: [FeedItem] = []
+            items.reserveCapacity(events.count + keptChanges.count)
+            var nextEvent = events.startIndex
+            for change in keptChanges {
+                while nextEvent < events.endIndex, events[nextEvent].eventID <= change.afterEventID {
+                    items.append(.appended(events[nextEvent]))
+                    nextEvent += 1
+                }
+                guard sessionKey == nil || change.sessionNo == sessionKey, let item = change.item(givenBefore: position) else { continue }
+                items.append(item)
+            }
+            items.append(contentsOf: events[nextEvent...].map(FeedItem.appended))
+
+            var next = position
+            next.eventID = horizon
+            next.changeID = keptChanges.last?.changeID ?? position.changeID
+            if horizon > position.eventID && snapshotChangeID > next.changeID {
+                next.pendingReads.append(.init(afterEventID: position.eventID, upToEventID: horizon, snapshotChangeID: snapshotChangeID))
+            }
+            next.pendingReads.removeAll { $0.snapshotChangeID <= next.changeID }
+            return FeedPage(items: items, position: next,
+                            isPartial: events.count == limit || keptChanges.count < changes.count || changes.count == limit)
+        }
+    }
+
+    /// Forgets changes older than `age` (a follower that has been away longer reads the mirror
+    /// afresh). Returns how many went.
+    @discardableResult
+    public func pruneChangeLog(olderThan age: Duration) throws -> Int {
+        try write {
+            try database.run("DELETE FROM change_log WHERE changed_at < ?", [clock.now() - age.milliseconds])
+            return database.changes
+        }
+    }
+
+    /// The highest event id ever handed out (events never get a lower one later).
+    private func handedOutEventID() throws -> Int64 {
+        try database.scalarInt64("SELECT value FROM counters WHERE name = 'event_id'") ?? 0
+    }
+
+    /// The highest change id ever logged, pruned or not.
+    private func latestChangeID() throws -> Int64 {
+        try database.scalarInt64("SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+    }
+}
+
+/// A row of the change log.
+private struct LoggedChange {
+    var changeID: Int64
+    var kind: String
+    var sessionNo: Int64?
+    var eventID: Int64?
+    var outboxID: Int64?
+    var state: String?
+    var afterEventID: Int64
+    var sessionID: String
+
+    /// The item a follower at `position` gets, if any (none for an event it was never given).
+    func item(givenBefore position: FeedPosition) -> FeedItem? {
+        switch kind {
+        case "event_removed":
+            guard let eventID, position.gave(eventID: eventID, removedBy: changeID) else { return nil }
+            return .removed(eventID: eventID, sessionID: sessionID)
+        case "outbox":
+            guard let outboxID, let state else { return nil }
+            return .outboxChanged(outboxID: outboxID, sessionID: sessionID, state: state)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,51 @@
+-- What a reader that follows the mirror live (another process: `oa-repl follow`, a JSON-lines
+-- subscription) cannot tell from event ids alone. Events only ever get higher ids, so the events
+-- committed since a reader last looked are those above the highest id it saw. Two other changes
+-- are logged here, by triggers, in the transaction that makes them:
+-- * 'event_removed': an event was deleted (a stock bridge's refetch replaced a provisional tail, a
+--   queued prompt was dropped with its echo);
+-- * 'outbox': a queued prompt was added, changed state, or was dropped (state 'dropped').
+-- Appends are not logged: the catch-up writes millions of events, and their ids say it all.
+CREATE TABLE change_log (
+    -- Increasing in commit order, never reused (AUTOINCREMENT: even after old rows are pruned).
+    change_id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind                TEXT NOT NULL CHECK (kind IN ('event_removed', 'outbox')),
+    session_no          INTEGER,
+    -- The removed event.
+    event_id            INTEGER,
+    outbox_id           INTEGER,
+    state               TEXT,
+    -- The highest event id handed out when the change was made: events up to it came before the
+    -- change in commit order, events above it after (a reader merges the two in that order).
+    after_event_id      INTEGER NOT NULL,
+    -- ms since the Unix epoch, for pruning.
+    changed_at          INTEGER NOT NULL
+);
+
+CREATE TRIGGER change_log_event_removed AFTER DELETE ON events BEGIN
+    INSERT INTO change_log (kind, session_no, event_id, after_event_id, changed_at)
+    VALUES ('event_removed', old.session_no, old.event_id,
+            coalesce((SELECT value FROM counters WHERE name = 'event_id'), 0),
+            CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
+
+CREATE TRIGGER change_log_outbox_added AFTER INSERT ON outbox BEGIN
+    INSERT INTO change_log (kind, session_no, outbox_id, state, after_event_id, changed_at)
+    VALUES ('outbox', (SELECT session_no FROM sessions WHERE session_id = new.session_id), new.outbox_id, new.state,
+            coalesce((SELECT value FROM counters WHERE name = 'event_id'), 0),
+            CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
+
+CREATE TRIGGER change_log_outbox_state AFTER UPDATE OF state ON outbox WHEN old.state <> new.state BEGIN
+    INSERT INTO change_log (kind, session_no, outbox_id, state, after_event_id, changed_at)
+    VALUES ('outbox', (SELECT session_no FROM sessions WHERE session_id = new.session_id), new.outbox_id, new.state,
+            coalesce((SELECT value FROM counters WHERE name = 'event_id'), 0),
+            CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
+
+CREATE TRIGGER change_log_outbox_dropped AFTER DELETE ON outbox BEGIN
+    INSERT INTO change_log (kind, session_no, outbox_id, state, after_event_id, changed_at)
+    VALUES ('outbox', (SELECT session_no FROM sessions WHERE session_id = old.session_id), old.outbox_id, 'dropped',
+            coalesce((SELECT value FROM counters WHERE name = 'event_id'), 0),
+            CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
