@@ -22,6 +22,33 @@ CREATE TABLE change_log (
     changed_at          INTEGER NOT NULL
 );
 
+-- A prompt's id names it in the change log and to followers: it must never name another prompt
+-- later. The outbox's ids were plain rowids, which SQLite hands out again once the highest is
+-- deleted (a dropped prompt); AUTOINCREMENT never does.
+CREATE TABLE outbox_v7 (
+    outbox_id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id          TEXT NOT NULL REFERENCES sessions (session_id) ON UPDATE CASCADE,
+    text                TEXT NOT NULL,
+    client_message_id   TEXT NOT NULL UNIQUE,
+    state               TEXT NOT NULL DEFAULT 'queued'
+                        CHECK (state IN ('queued', 'sending', 'sent', 'failed', 'unconfirmed')),
+    attempts            INTEGER NOT NULL DEFAULT 0,
+    last_error          TEXT,
+    -- The prompt's echo in the local timeline, if one was written.
+    local_event_id      INTEGER REFERENCES events (event_id) ON DELETE SET NULL,
+    created_at          INTEGER NOT NULL,
+    updated_at          INTEGER NOT NULL,
+    sent_at             INTEGER
+);
+
+INSERT INTO outbox_v7 SELECT outbox_id, session_id, text, client_message_id, state, attempts, last_error, local_event_id,
+                             created_at, updated_at, sent_at FROM outbox;
+DROP TABLE outbox;
+ALTER TABLE outbox_v7 RENAME TO outbox;
+CREATE INDEX outbox_by_state ON outbox (state, outbox_id);
+CREATE INDEX outbox_by_session ON outbox (session_id, outbox_id);
+CREATE INDEX outbox_by_local_event ON outbox (local_event_id) WHERE local_event_id IS NOT NULL;
+
 CREATE TRIGGER change_log_event_removed AFTER DELETE ON events BEGIN
     INSERT INTO change_log (kind, session_no, event_id, after_event_id, changed_at)
     VALUES ('event_removed', old.session_no, old.event_id,

@@ -7,8 +7,7 @@ public final class OASyncProcess {
     /// Where its standard error goes: a file, not a pipe, so that a chatty oa-sync never waits for
     /// the test to read (a full pipe would stop it mid-write).
     private let logPath = FileManager.default.temporaryDirectory.appending(path: "oa-sync-log-\(UUID().uuidString)").path
-    private let logReader: FileHandle
-    private var buffer = Data()
+    private let logReader: OutputLineReader
 
     /// What a finished run printed and returned.
     public typealias Outcome = ProgramRun.Outcome
@@ -36,7 +35,7 @@ public final class OASyncProcess {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)  // the handle below says why, if it failed
         let logWriter = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         defer { try? logWriter.close() }
-        logReader = try FileHandle(forReadingFrom: URL(fileURLWithPath: logPath))
+        logReader = try OutputLineReader(path: logPath)
         process.standardError = logWriter
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -44,7 +43,6 @@ public final class OASyncProcess {
 
     deinit {
         kill()
-        try? logReader.close()
         try? FileManager.default.removeItem(atPath: logPath)
     }
 
@@ -91,32 +89,8 @@ public final class OASyncProcess {
 
     public var isRunning: Bool { process.isRunning }
 
-    /// The next line it logged, waiting for it until `deadline` (the log file is looked at every
-    /// 10 ms).
+    /// The next line it logged, waiting for it until `deadline`.
     private func readLine(before deadline: ContinuousClock.Instant) throws -> String {
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let wasRunning = process.isRunning
-            let chunk = logReader.availableData
-            if !chunk.isEmpty {
-                buffer.append(chunk)
-                continue
-            }
-            guard wasRunning else { throw ProcessEnded() }
-            guard ContinuousClock.now < deadline else { throw TimedOut() }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-    }
-
-    /// The process ended before the awaited line.
-    public struct ProcessEnded: Error {}
-
-    /// The awaited line did not come in time.
-    public struct TimedOut: Error, CustomStringConvertible {
-        public var description: String { "oa-sync did not log the awaited line in time" }
+        try logReader.nextLine(before: deadline, program: "oa-sync") { process.isRunning }
     }
 }

@@ -147,12 +147,15 @@ extension MirrorStore {
         }
     }
 
-    /// Forgets changes older than `age` (a follower that has been away longer reads the mirror
-    /// afresh). Returns how many went.
+    /// Forgets changes older than `age` by the system's clock, which the change log's triggers
+    /// read: a follower away for longer is not told of them. Returns how many went.
     @discardableResult
     public func pruneChangeLog(olderThan age: Duration) throws -> Int {
         try write {
-            try database.run("DELETE FROM change_log WHERE changed_at < ?", [clock.now() - age.milliseconds])
+            try database.run(
+                "DELETE FROM change_log WHERE changed_at < CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) - ?",
+                [age.milliseconds]
+            )
             return database.changes
         }
     }

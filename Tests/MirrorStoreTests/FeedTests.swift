@@ -1,0 +1,123 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import MirrorStore
+
+/// `MirrorStore.feed`: what a follower in another connection reads, in commit order.
+@Suite("The feed of a follower")
+struct FeedTests {
+    let directory: TemporaryDirectory
+    let writer: MirrorStore
+    let reader: MirrorStore
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        writer = try MirrorStore(path: directory.path("mirror.sqlite"))
+        reader = try MirrorStore(path: directory.path("mirror.sqlite"), mode: .readOnly)
+    }
+
+    /// Everything after `position`, page by page; the items and the position after them.
+    func readAll(after position: FeedPosition, sessionKey: Int64? = nil, limit: Int = 500) throws -> ([FeedItem], FeedPosition) {
+        var position = position
+        var items: [FeedItem] = []
+        for _ in 0..<10_000 {
+            let page = try reader.feed(after: position, sessionKey: sessionKey, limit: limit)
+            items += page.items
+            position = page.position
+            if !page.isPartial { return (items, position) }
+        }
+        Issue.record("the feed never ended")
+        return (items, position)
+    }
+
+    func texts(_ items: [FeedItem]) -> [String] {
+        items.map { item in
+            switch item {
+            case .appended(let event): event.text
+            case .removed(let eventID, _): "removed \(eventID)"
+            case .outboxChanged(let outboxID, _, let state): "prompt \(outboxID) \(state)"
+            }
+        }
+    }
+
+    @Test("appends, removals and prompts' changes come in commit order, across pages of any size")
+    func commitOrder() throws {
+        try writer.appendEvents([messageEvent("a", seq: 1, text: "a1"), messageEvent("b", seq: 2, text: "b1")])
+        let start = try reader.feedEnd()
+        try writer.appendEvents([messageEvent("a", text: "live", provisional: true)])
+        let (seen, afterLive) = try readAll(after: start)
+        #expect(texts(seen) == ["live"])
+        try writer.enqueuePrompt(sessionID: "a", text: "hi", clientMessageID: "m1",
+                                 localEcho: messageEvent("a", text: "echo"))
+        try writer.replaceTimelineTail(sessionID: "a", with: [messageEvent("a", seq: 1, text: "a1"), messageEvent("a", text: "fetched")])
+        _ = try writer.claimNextOutboxItem()
+        try writer.appendEvents([messageEvent("b", text: "b2")])
+        let expected = ["echo", "prompt 1 queued", "removed 3", "fetched", "prompt 1 sending", "b2"]
+        for limit in [1, 2, 3, 500] {
+            let (items, _) = try readAll(after: afterLive, limit: limit)
+            #expect(texts(items) == expected, "pages of \(limit)")
+        }
+    }
+
+    @Test("a follower hears of a removed event only if it was given it")
+    func removalsOfEventsGiven() throws {
+        try writer.appendEvents([messageEvent("a", seq: 1, text: "kept")])
+        let now = try reader.feedEnd()
+        try writer.enqueuePrompt(sessionID: "a", text: "hi", clientMessageID: "m1", localEcho: messageEvent("a", text: "echo"))
+        try writer.dropOutboxItem(id: 1)
+        // Queued and dropped before the follower looked: the echo was never given.
+        #expect(texts(try readAll(after: now).0) == ["prompt 1 queued", "prompt 1 dropped"])
+        // From the start, in pages, with the removal committed before the pages were read.
+        #expect(texts(try readAll(after: .start, limit: 1).0) == ["kept", "prompt 1 queued", "prompt 1 dropped"])
+
+        // Given, then removed: heard of.
+        try writer.enqueuePrompt(sessionID: "a", text: "again", clientMessageID: "m2", localEcho: messageEvent("a", text: "echo 2"))
+        let (given, position) = try readAll(after: now)
+        #expect(texts(given).suffix(2) == ["echo 2", "prompt 2 queued"])
+        try writer.dropOutboxItem(id: 2)
+        #expect(texts(try readAll(after: position).0) == ["prompt 2 dropped", "removed 3"])
+        // A follower that started after the event was written never had it.
+        let later = try reader.feedEnd()
+        try writer.enqueuePrompt(sessionID: "a", text: "third", clientMessageID: "m3", localEcho: messageEvent("a", text: "echo 3"))
+        let (_, afterThird) = try readAll(after: later)
+        try writer.dropOutboxItem(id: 3)
+        #expect(texts(try readAll(after: afterThird).0) == ["prompt 3 dropped", "removed 4"])
+        #expect(texts(try readAll(after: try reader.feedEnd()).0).isEmpty)
+    }
+
+    @Test("one session's follower gets its events and changes only, and keeps it once it gets the bridge's id")
+    func oneSession() throws {
+        try writer.createLocalSession(id: "local-1")
+        try writer.appendEvents([messageEvent("other", seq: 1, text: "not this one")])
+        try writer.enqueuePrompt(sessionID: "local-1", text: "new", clientMessageID: "m1", localEcho: messageEvent("local-1", text: "made offline"))
+        let key = try #require(try reader.sessionKey(of: "local-1"))
+        let (first, position) = try readAll(after: .start, sessionKey: key, limit: 1)
+        #expect(texts(first) == ["made offline", "prompt 1 queued"])
+        try writer.remapSession(localID: "local-1", to: "server-1")
+        try writer.appendEvents([messageEvent("server-1", seq: 2, text: "answer"), messageEvent("other", seq: 3, text: "nor this")])
+        let (next, _) = try readAll(after: position, sessionKey: key)
+        #expect(texts(next) == ["answer"])
+        #expect(next.map(\.sessionID) == ["server-1"])
+    }
+
+    @Test("after an event id: what came after it, changes included")
+    func afterEventID() throws {
+        try writer.appendEvents([messageEvent("a", seq: 1, text: "one")])
+        try writer.enqueuePrompt(sessionID: "a", text: "p", clientMessageID: "m1")
+        try writer.appendEvents([messageEvent("a", seq: 2, text: "two")])
+        _ = try writer.claimNextOutboxItem()
+        #expect(texts(try readAll(after: try reader.feedPosition(afterEvent: 1)).0) == ["prompt 1 queued", "two", "prompt 1 sending"])
+        #expect(texts(try readAll(after: try reader.feedPosition(afterEvent: 2)).0) == ["prompt 1 sending"])
+    }
+
+    @Test("pruning keeps recent changes and never hands a change id out twice")
+    func pruning() throws {
+        let store = try MirrorStore(path: directory.path("pruned.sqlite"))
+        try store.appendEvents([messageEvent("a", seq: 1, text: "one")])
+        try store.enqueuePrompt(sessionID: "a", text: "p", clientMessageID: "m1")
+        #expect(try store.pruneChangeLog(olderThan: .seconds(-3600)) == 1)
+        try store.enqueuePrompt(sessionID: "a", text: "q", clientMessageID: "m2")
+        let ids = try store.database.query("SELECT change_id FROM change_log") { $0.int64(0) }
+        #expect(ids == [2])
+    }
+}

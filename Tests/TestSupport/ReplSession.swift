@@ -1,0 +1,131 @@
+import Bridge
+import Foundation
+
+/// The real `oa-repl`, running while a test talks to it: lines written to its standard input
+/// (a pipe), lines read from its standard output with a deadline.
+public final class ReplSession {
+    private let process = Process()
+    private let input = Pipe()
+    private let outputPath = FileManager.default.temporaryDirectory.appending(path: "oa-repl-out-\(UUID().uuidString)").path
+    private let errorPath = FileManager.default.temporaryDirectory.appending(path: "oa-repl-err-\(UUID().uuidString)").path
+    private let output: OutputLineReader
+
+    /// Starts `oa-repl ARGUMENTS`.
+    ///
+    /// - Parameter pipedOutput: its standard output is a pipe, which fills up when the test does
+    ///   not read it (the default is a file, which never makes it wait).
+    public init(_ arguments: [String], environment: [String: String] = [:], pipedOutput: Bool = false) throws {
+        // A write to a session that has ended fails with EPIPE rather than ending the test run.
+        signal(SIGPIPE, SIG_IGN)
+        process.executableURL = BuildProducts.executable("oa-repl")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)  // the handles below say why, if it failed
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let errorWriter = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        defer { try? errorWriter.close() }
+        if pipedOutput {
+            let pipe = Pipe()
+            output = OutputLineReader(descriptor: dup(pipe.fileHandleForReading.fileDescriptor))
+            process.standardOutput = pipe
+        } else {
+            output = try OutputLineReader(path: outputPath)
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        }
+        process.standardInput = input
+        process.standardError = errorWriter
+        try process.run()
+        try? input.fileHandleForReading.close()
+        if let pipe = process.standardOutput as? Pipe {
+            try? pipe.fileHandleForWriting.close()
+            try? pipe.fileHandleForReading.close()
+        } else {
+            try? (process.standardOutput as? FileHandle)?.close()
+        }
+    }
+
+    deinit {
+        kill()
+        try? input.fileHandleForWriting.close()
+        try? FileManager.default.removeItem(atPath: outputPath)
+        try? FileManager.default.removeItem(atPath: errorPath)
+    }
+
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Writes `line` and a newline to its standard input.
+    public func send(_ line: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Sends one JSON-RPC request.
+    public func request(_ id: Int, _ method: String, _ params: JSONValue = [:]) throws {
+        try send(String(decoding: JSONWriter.bytes(of: ["jsonrpc": "2.0", "id": .number(Int64(id)), "method": .string(method), "params": params]),
+                        as: UTF8.self))
+    }
+
+    /// Ends its standard input.
+    public func closeInput() {
+        try? input.fileHandleForWriting.close()
+    }
+
+    /// The next line it wrote, waiting for it for at most `timeout`.
+    public func nextLine(timeout: Duration = .seconds(60)) throws -> String {
+        try output.nextLine(before: .now + timeout, program: "oa-repl") { process.isRunning }
+    }
+
+    /// The next line that is JSON.
+    public func nextJSON(timeout: Duration = .seconds(60)) throws -> JSONValue {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let line = try output.nextLine(before: deadline, program: "oa-repl") { process.isRunning }
+            if let json = try? JSONParser.parse(line) { return json }
+        }
+    }
+
+    /// The answer to request `id`, and the other lines that came before it.
+    public func answer(to id: Int, timeout: Duration = .seconds(60)) throws -> (answer: JSONValue, before: [JSONValue]) {
+        let deadline = ContinuousClock.now + timeout
+        var before: [JSONValue] = []
+        while true {
+            let json = try nextJSON(timeout: deadline - .now)
+            if json["id"]?.int64Value == Int64(id) { return (json, before) }
+            before.append(json)
+        }
+    }
+
+    /// Sends `signal`, then waits for it to end for at most `timeout` (past it, SIGKILL and -1).
+    public func stop(with signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) -> Int32 {
+        Foundation.kill(process.processIdentifier, signal)
+        return waitForExit(timeout: timeout)
+    }
+
+    /// Its exit status once it ended by itself within `timeout`; -1 (and SIGKILL) when it did not.
+    public func waitForExit(timeout: Duration = .seconds(60)) -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        guard !process.isRunning else {
+            kill()
+            return -1
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Bytes it wrote to its piped standard output that the test has not read yet.
+    public var bytesWaiting: Int { output.bytesWaiting }
+
+    /// What it wrote to standard output after the last whole line read.
+    public var unreadPartialLine: String { output.partialLine }
+
+    /// What it wrote to standard error so far.
+    public var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    private func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
