@@ -16,13 +16,19 @@ public struct CommandParameter: Sendable {
     /// Given by position in the text form (`show SESSION`) rather than as `--name VALUE`.
     public let positional: Bool
     public let required: Bool
+    /// The boolean parameter that takes this one's place (`session_id` of `export`, replaced by
+    /// `all`): when it is true, this one must be absent, whether or not it is `required`, and the
+    /// text form's positional words skip it (`export --all DIR`: DIR is the next positional).
+    public let replacedBy: String?
     public let summary: String
 
-    public init(_ name: String, _ kind: Kind, positional: Bool = false, required: Bool = false, _ summary: String) {
+    public init(_ name: String, _ kind: Kind, positional: Bool = false, required: Bool = false, replacedBy: String? = nil,
+                _ summary: String) {
         self.name = name
         self.kind = kind
         self.positional = positional
         self.required = required
+        self.replacedBy = replacedBy
         self.summary = summary
     }
 }
@@ -60,20 +66,36 @@ public struct CommandDefinition: Sendable {
     /// `outbox retry`.
     public var name: String { words.joined(separator: " ") }
 
-    /// `show SESSION [--raw]`.
+    /// `show SESSION [--raw]`; a replaced parameter with the one replacing it: `export SESSION_ID|--all`.
     public var usage: String {
-        let parts = parameters.map { parameter -> String in
-            let shown = parameter.positional ? parameter.name.uppercased() : "--\(parameter.name.replacing("_", with: "-"))"
+        func shown(_ parameter: CommandParameter) -> String {
+            parameter.positional ? parameter.name.uppercased() : "--\(parameter.name.replacing("_", with: "-"))"
                 + (parameter.kind == .boolean ? "" : " N")
-            return parameter.required ? shown : "[\(shown)]"
+        }
+        let replacing = Set(parameters.compactMap(\.replacedBy))
+        let parts = parameters.filter { !replacing.contains($0.name) }.map { parameter -> String in
+            var text = shown(parameter)
+            if let replacement = parameters.first(where: { $0.name == parameter.replacedBy }) { text += "|" + shown(replacement) }
+            return parameter.required ? text : "[\(text)]"
         }
         return ([name] + parts).joined(separator: " ")
     }
 
     /// Reads the text form's words after the command's own into arguments.
     func arguments(fromWords words: [String]) throws(CommandError) -> CommandArguments {
+        var values = try values(fromWords: words, skipping: [])
+        // A flag that replaces a positional parameter may come after the positional words: read
+        // them again without it, now that the flags are known.
+        let replaced = Set(parameters.filter { $0.replacedBy.map { values[$0]?.boolValue == true } ?? false }.map(\.name))
+        if !replaced.isEmpty { values = try self.values(fromWords: words, skipping: replaced) }
+        return try validated(CommandArguments(values), fromText: true)
+    }
+
+    /// The words' values by parameter name, positional words going to the positional parameters
+    /// not in `skipping`, in order.
+    private func values(fromWords words: [String], skipping: Set<String>) throws(CommandError) -> [String: JSONValue] {
         var values: [String: JSONValue] = [:]
-        var positionals = parameters.filter(\.positional)
+        var positionals = parameters.filter { $0.positional && !skipping.contains($0.name) }
         var index = 0
         while index < words.count {
             let word = words[index]
@@ -106,7 +128,7 @@ public struct CommandDefinition: Sendable {
             }
             index += 1
         }
-        return try validated(CommandArguments(values), fromText: true)
+        return values
     }
 
     /// Checks JSON-lines params: known names, right types, required ones present.
@@ -126,9 +148,14 @@ public struct CommandDefinition: Sendable {
     private func validated(_ arguments: CommandArguments, fromText: Bool) throws(CommandError) -> CommandArguments {
         var arguments = arguments
         for parameter in parameters {
+            let replaced = parameter.replacedBy.map { arguments.values[$0]?.boolValue == true } ?? false
             guard let value = arguments.values[parameter.name], !value.isNull else {
-                if parameter.required { throw .badArguments("\(parameter.name) is required; usage: \(usage)") }
+                if parameter.required && !replaced { throw .badArguments("\(parameter.name) is required; usage: \(usage)") }
                 continue
+            }
+            // Only JSON params get here: the text form's words skip a replaced parameter.
+            if replaced, let replacement = parameter.replacedBy {
+                throw .badArguments("\(parameter.name) must be absent when \(replacement) is true")
             }
             switch parameter.kind {
             case .string, .text:
