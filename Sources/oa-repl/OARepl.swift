@@ -53,6 +53,11 @@ struct OARepl: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, format: .text, level: .warning) }
         let context = CommandContext(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge))
+        if !jsonl && ProgressLine.isTerminal {
+            // Long commands (export --all) redraw a line on standard error; never in JSON-lines mode.
+            let progressLine = ProgressLine()
+            context.progress = { progressLine.show($0) }
+        }
         if jsonl {
             var session = JSONLinesSession(context: context)
             while !session.finished, let line = readLine(strippingNewline: true) {
