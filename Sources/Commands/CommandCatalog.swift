@@ -76,9 +76,12 @@ public enum CommandCatalog {
             JSONMember("method", .string(command.method)), JSONMember("command", .string(command.name)),
             JSONMember("summary", .string(command.summary)),
             JSONMember("params", .array(command.parameters.map { parameter in
-                .object([JSONMember("name", .string(parameter.name)),
-                         JSONMember("type", .string(typeName(parameter.kind))),
-                         JSONMember("required", .bool(parameter.required)), JSONMember("summary", .string(parameter.summary))])
+                var members = [JSONMember("name", .string(parameter.name)),
+                               JSONMember("type", .string(typeName(parameter.kind))),
+                               JSONMember("required", .bool(parameter.required))]
+                // Required unless this param is true, and then absent.
+                if let replacement = parameter.replacedBy { members.append(JSONMember("replaced_by", .string(replacement))) }
+                return .object(members + [JSONMember("summary", .string(parameter.summary))])
             })),
         ])
     }

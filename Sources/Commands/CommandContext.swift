@@ -9,6 +9,10 @@ public final class CommandContext {
     public let bridgeURL: String
     let clock: MirrorClock
     private var openedStore: MirrorStore?
+    /// Where long commands (`export --all`) report how far they have got; nil (the default) for
+    /// no reports. A front end sets it only where it can show them without mixing them into its
+    /// output: oa-repl in text mode, when standard error is a terminal; never in JSON-lines mode.
+    public var progress: ((CommandProgress) -> Void)?
 
     public init(mirrorPath: String, bridgeURL: String, clock: MirrorClock = .system) {
         self.mirrorPath = mirrorPath

@@ -18,6 +18,10 @@ public struct CommandParameter: Sendable {
     /// Given by position in the text form (`show SESSION`) rather than as `--name VALUE`.
     public let positional: Bool
     public let required: Bool
+    /// The boolean parameter that takes this one's place (`session_id` of `export`, replaced by
+    /// `all`): when it is true, this one must be absent, whether or not it is `required`, and the
+    /// text form's positional words skip it (`export --all DIR`: DIR is the next positional).
+    public let replacedBy: String?
     public let summary: String
     /// The option's name in the text form, when it is not the param's (`--from` for `after`).
     let textFlag: String?
@@ -26,7 +30,7 @@ public struct CommandParameter: Sendable {
 
     public init(
         _ name: String, _ kind: Kind, positional: Bool = false, required: Bool = false, flag: String? = nil, value: String = "N",
-        _ summary: String
+        replacedBy: String? = nil, _ summary: String
     ) {
         self.name = name
         self.kind = kind
@@ -34,6 +38,7 @@ public struct CommandParameter: Sendable {
         self.required = required
         self.textFlag = flag
         self.valueName = value
+        self.replacedBy = replacedBy
         self.summary = summary
     }
 
@@ -78,19 +83,35 @@ public struct CommandDefinition: Sendable {
     /// `outbox retry`.
     public var name: String { words.joined(separator: " ") }
 
-    /// `show SESSION [--raw]`.
+    /// `show SESSION [--raw]`; a replaced parameter with the one replacing it: `export SESSION_ID|--all`.
     public var usage: String {
-        let parts = parameters.map { parameter -> String in
-            let shown = parameter.positional ? parameter.name.uppercased() : parameter.flag + (parameter.kind == .boolean ? "" : " " + parameter.valueName)
-            return parameter.required ? shown : "[\(shown)]"
+        func shown(_ parameter: CommandParameter) -> String {
+            parameter.positional ? parameter.name.uppercased() : parameter.flag + (parameter.kind == .boolean ? "" : " " + parameter.valueName)
+        }
+        let replacing = Set(parameters.compactMap(\.replacedBy))
+        let parts = parameters.filter { !replacing.contains($0.name) }.map { parameter -> String in
+            var text = shown(parameter)
+            if let replacement = parameters.first(where: { $0.name == parameter.replacedBy }) { text += "|" + shown(replacement) }
+            return parameter.required ? text : "[\(text)]"
         }
         return ([name] + parts).joined(separator: " ")
     }
 
     /// Reads the text form's words after the command's own into arguments.
     func arguments(fromWords words: [String]) throws(CommandError) -> CommandArguments {
+        var values = try values(fromWords: words, skipping: [])
+        // A flag that replaces a positional parameter may come after the positional words: read
+        // them again without it, now that the flags are known.
+        let replaced = Set(parameters.filter { $0.replacedBy.map { values[$0]?.boolValue == true } ?? false }.map(\.name))
+        if !replaced.isEmpty { values = try self.values(fromWords: words, skipping: replaced) }
+        return try validated(CommandArguments(values), fromText: true)
+    }
+
+    /// The words' values by parameter name, positional words going to the positional parameters
+    /// not in `skipping`, in order.
+    private func values(fromWords words: [String], skipping: Set<String>) throws(CommandError) -> [String: JSONValue] {
         var values: [String: JSONValue] = [:]
-        var positionals = parameters.filter(\.positional)
+        var positionals = parameters.filter { $0.positional && !skipping.contains($0.name) }
         var index = 0
         while index < words.count {
             let word = words[index]
@@ -123,7 +144,7 @@ public struct CommandDefinition: Sendable {
             }
             index += 1
         }
-        return try validated(CommandArguments(values), fromText: true)
+        return values
     }
 
     /// Checks JSON-lines params: known names, right types, required ones present.
@@ -143,9 +164,14 @@ public struct CommandDefinition: Sendable {
     private func validated(_ arguments: CommandArguments, fromText: Bool) throws(CommandError) -> CommandArguments {
         var arguments = arguments
         for parameter in parameters {
+            let replaced = parameter.replacedBy.map { arguments.values[$0]?.boolValue == true } ?? false
             guard let value = arguments.values[parameter.name], !value.isNull else {
-                if parameter.required { throw .badArguments("\(parameter.name) is required; usage: \(usage)") }
+                if parameter.required && !replaced { throw .badArguments("\(parameter.name) is required; usage: \(usage)") }
                 continue
+            }
+            // Only JSON params get here: the text form's words skip a replaced parameter.
+            if replaced, let replacement = parameter.replacedBy {
+                throw .badArguments("\(parameter.name) must be absent when \(replacement) is true")
             }
             switch parameter.kind {
             case .string, .text:

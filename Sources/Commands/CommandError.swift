@@ -25,6 +25,10 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
     case fileExists(String)
     /// A file could not be written (-32006).
     case io(String)
+    /// Some of the files of `export --all` could not be written, the others were (-32006, as
+    /// `io`): the summary with a line per failure, and the command's result (the files written,
+    /// the ones that failed and why) as the error's data.
+    case filesFailed(String, result: JSONValue)
     /// No subscription with this number in this session (-32007).
     case unknownSubscription(Int)
 
@@ -41,7 +45,7 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         case .bridge: -32003
         case .outbox: -32004
         case .fileExists: -32005
-        case .io: -32006
+        case .io, .filesFailed: -32006
         case .unknownSubscription: -32007
         }
     }
@@ -60,8 +64,15 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         case .outbox(let message): message
         case .fileExists(let path): "\(path) exists: pass --force (force: true) to overwrite it"
         case .io(let message): message
+        case .filesFailed(let summary, _): summary
         case .unknownSubscription(let number): "no subscription \(number) here (events.subscribe answers with the number)"
         }
+    }
+
+    /// What the JSON-lines mode answers as the error's `data`, if anything.
+    public var data: JSONValue? {
+        guard case .filesFailed(_, let result) = self else { return nil }
+        return result
     }
 
     /// Wraps what the lower layers throw.

@@ -1,17 +1,32 @@
 import Bridge
 import Foundation
 
-/// `export`: a session as Markdown, to standard output or a file.
+/// `export`: a session as Markdown, to standard output or a file; with `--all`, every session into
+/// a directory, a file each (`ExportAll`), named `openagents-<first 8 of the id>.md` or longer where
+/// ids collide (`ExportFileNames` has the rule), rewriting only the files that changed.
+///
+/// `--all` refuses `--timestamp` (every file would change on every run) and does not need
+/// `--force`. When a file cannot be written, the others still are, and the command fails
+/// (exit 1 in scripts, error -32006 with the summary as `data` in JSON-lines mode).
 enum ExportCommand {
     static let export = CommandDefinition(
         words: ["export"], method: "export.markdown",
-        summary: "A session as Markdown: to standard output, or to PATH (a directory gets openagents-<first 8 of the id>.md).",
-        parameters: [CommandParameter("session_id", .string, positional: true, required: true, "the session: its id or any unique prefix"),
-                     CommandParameter("path", .string, positional: true, "the file (or directory) to write"),
-                     CommandParameter("force", .boolean, "overwrite an existing file"),
-                     CommandParameter("timestamp", .boolean, "note the export time in the header")],
+        summary: "A session as Markdown: to standard output, or to PATH (a directory gets openagents-<first 8 of the id>.md); "
+            + "with --all, every session into the directory PATH.",
+        parameters: [CommandParameter("session_id", .string, positional: true, required: true, replacedBy: "all",
+                                      "the session: its id or any unique prefix (not with --all)"),
+                     CommandParameter("path", .string, positional: true,
+                                      "the file (or directory) to write; with --all, the directory (required; made if missing)"),
+                     CommandParameter("force", .boolean, "overwrite an existing file (--all replaces changed files without it)"),
+                     CommandParameter("timestamp", .boolean, "note the export time in the header (not with --all: every file would change every run)"),
+                     CommandParameter("all", .boolean,
+                                      "every session, to PATH/openagents-<first 8 of the id>.md; of ids with the same first 8 (ignoring case), "
+                                        + "the first by id keeps them, the others take the first 12, 16, … characters that no other id starts "
+                                        + "with, or the full id; only files whose content changed are rewritten; fails (exit 1) if a file "
+                                        + "could not be written, after writing every other")],
         example: "export 5f0c ~/notes/"
     ) { arguments, context in
+        if try arguments.bool("all") { return try exportAll(arguments, context) }
         let session = try context.resolveSession(try arguments.requiredString("session_id"))
         let events = try storeCall { try context.store().timeline(sessionID: session.sessionID) }
         let document = MarkdownExport.document(session: session, events: events,
@@ -30,6 +45,18 @@ enum ExportCommand {
                              text: "wrote \(path)")
     }
 
+    /// `export --all PATH`: PATH is the directory; `--timestamp` is refused.
+    private static func exportAll(_ arguments: CommandArguments, _ context: CommandContext) throws(CommandError) -> CommandResult {
+        guard let directory = try arguments.string("path"), !directory.isEmpty else {
+            throw .badArguments("export --all needs the directory to write into: export --all DIR (param path)")
+        }
+        if try arguments.bool("timestamp") {
+            throw .badArguments("--timestamp (timestamp) cannot be used with --all (all): every file would change on every run")
+        }
+        let report = try ExportAll.run(into: directory, context: context)
+        return CommandResult(json: report.json, text: report.text)
+    }
+
     /// `requested`, or the default file name inside it when it is a directory; symbolic links are
     /// followed (a link to a file not yet written too), so that the file is replaced, not the link.
     ///
@@ -39,16 +66,27 @@ enum ExportCommand {
         var url = followingLinks(URL(fileURLWithPath: expandingHome(requested)))
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            url = followingLinks(url.appending(path: "openagents-\(sessionID.prefix(8)).md"))
+            url = url.appending(path: "openagents-\(sessionID.prefix(8)).md")
         }
+        return try regularFileTarget(url.path, hint: "leave out the path to write to standard output")
+    }
+
+    /// The file `path` names once symbolic links are followed (a link to a file not yet written
+    /// too), so that the file is replaced, not the link.
+    ///
+    /// - Throws: `CommandError.io` when the file exists and is not a regular one (a directory, a
+    ///   device, a pipe): the atomic write would replace it with a regular file. The message
+    ///   ends with `hint` in parentheses.
+    static func regularFileTarget(_ path: String, hint: String) throws(CommandError) -> String {
+        let url = followingLinks(URL(fileURLWithPath: path))
         if let type = try? FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType, type != .typeRegular {
-            throw CommandError.io("\(url.path) is not a regular file (leave out the path to write to standard output)")
+            throw CommandError.io("\(url.path) is not a regular file (\(hint))")
         }
         return url.path
     }
 
     /// `~` or `~/…` in `$HOME` (as a shell would), else the path as it is.
-    private static func expandingHome(_ path: String) -> String {
+    static func expandingHome(_ path: String) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
         let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
         return home + path.dropFirst()

@@ -18,6 +18,15 @@ public final class ProgressLine: Sendable {
             text += " events"
         }
         text += ", \(Int(progress.eventsPerSecond)) events/s"
+        draw(text)
+    }
+
+    /// Draws a command's `progress` over the previous line, or erases the line after its last report.
+    public func show(_ progress: CommandProgress) {
+        if progress.finished { clear() } else { draw(progress.text) }
+    }
+
+    private func draw(_ text: String) {
         FileHandle.standardError.write(Data(("\r\u{1B}[2K" + text).utf8))
     }
 

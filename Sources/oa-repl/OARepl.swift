@@ -14,11 +14,14 @@ struct OARepl: AsyncParsableCommand {
 
             The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge (for sync): --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099.
 
-            Exit codes: 0 done; 1 a command failed; 64 bad usage.
+            export SESSION writes one session as Markdown; export --all DIR writes every session into DIR, a file each (openagents-<first 8 of the id>.md, longer when ids share those 8), and rewrites only the files whose content changed (help export explains the names).
+
+            Exit codes: 0 done; 1 a command failed (for export --all: a file could not be written, after it wrote every other); 64 bad usage.
 
             Examples:
               oa-repl -c "sessions --limit 5"
               oa-repl -c "export 5f0c ." -c "outbox"
+              oa-repl -c "export --all ~/notes/openagents"
               echo '{"jsonrpc":"2.0","id":1,"method":"search","params":{"query":"flaky"}}' | oa-repl --jsonl
             """
     )
@@ -53,6 +56,11 @@ struct OARepl: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, format: .text, level: .warning) }
         let context = CommandContext(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge))
+        if !jsonl && ProgressLine.isTerminal {
+            // Long commands (export --all) redraw a line on standard error; never in JSON-lines mode.
+            let progressLine = ProgressLine()
+            context.progress = { progressLine.show($0) }
+        }
         if jsonl {
             let signals = Interruption.exitingOnSignals()
             await JSONLinesSession(context: context).run(input: StandardInput(), output: StandardOutput())

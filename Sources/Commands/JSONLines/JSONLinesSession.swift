@@ -139,7 +139,9 @@ public struct JSONLinesSession {
     }
 
     static func error(id: JSONValue, _ error: CommandError) -> String {
-        let answer: JSONValue = ["jsonrpc": "2.0", "id": id, "error": ["code": .number(error.code), "message": .string(error.description)]]
+        var members = [JSONMember("code", .number(error.code)), JSONMember("message", .string(error.description))]
+        if let data = error.data { members.append(JSONMember("data", data)) }
+        let answer: JSONValue = ["jsonrpc": "2.0", "id": id, "error": .object(members)]
         return String(decoding: JSONWriter.bytes(of: answer), as: UTF8.self)
     }
 }
