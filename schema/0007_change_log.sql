@@ -4,14 +4,15 @@
 -- are logged here, by triggers, in the transaction that makes them:
 -- * 'event_removed': an event was deleted (a stock bridge's refetch replaced a provisional tail, a
 --   queued prompt was dropped with its echo);
+-- * 'event_confirmed': a provisional event (a stock bridge's live update) was confirmed by a refetch;
 -- * 'outbox': a queued prompt was added, changed state, or was dropped (state 'dropped').
 -- Appends are not logged: the catch-up writes millions of events, and their ids say it all.
 CREATE TABLE change_log (
     -- Increasing in commit order, never reused (AUTOINCREMENT: even after old rows are pruned).
     change_id           INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind                TEXT NOT NULL CHECK (kind IN ('event_removed', 'outbox')),
+    kind                TEXT NOT NULL CHECK (kind IN ('event_removed', 'event_confirmed', 'outbox')),
     session_no          INTEGER,
-    -- The removed event.
+    -- The removed or confirmed event.
     event_id            INTEGER,
     outbox_id           INTEGER,
     state               TEXT,
@@ -52,6 +53,14 @@ CREATE INDEX outbox_by_local_event ON outbox (local_event_id) WHERE local_event_
 CREATE TRIGGER change_log_event_removed AFTER DELETE ON events BEGIN
     INSERT INTO change_log (kind, session_no, event_id, after_event_id, changed_at)
     VALUES ('event_removed', old.session_no, old.event_id,
+            coalesce((SELECT value FROM counters WHERE name = 'event_id'), 0),
+            CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;
+
+CREATE TRIGGER change_log_event_confirmed AFTER UPDATE OF provisional ON events
+WHEN old.provisional = 1 AND new.provisional = 0 BEGIN
+    INSERT INTO change_log (kind, session_no, event_id, after_event_id, changed_at)
+    VALUES ('event_confirmed', new.session_no, new.event_id,
             coalesce((SELECT value FROM counters WHERE name = 'event_id'), 0),
             CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
 END;

@@ -17,11 +17,12 @@ struct FeedTests {
     }
 
     /// Everything after `position`, page by page; the items and the position after them.
-    func readAll(after position: FeedPosition, sessionKey: Int64? = nil, limit: Int = 500) throws -> ([FeedItem], FeedPosition) {
+    func readAll(after position: FeedPosition, sessionKey: Int64? = nil, limit: Int = 500,
+                 byteLimit: Int = 1 << 20) throws -> ([FeedItem], FeedPosition) {
         var position = position
         var items: [FeedItem] = []
         for _ in 0..<10_000 {
-            let page = try reader.feed(after: position, sessionKey: sessionKey, limit: limit)
+            let page = try reader.feed(after: position, sessionKey: sessionKey, limit: limit, byteLimit: byteLimit)
             items += page.items
             position = page.position
             if !page.isPartial { return (items, position) }
@@ -35,6 +36,7 @@ struct FeedTests {
             switch item {
             case .appended(let event): event.text
             case .removed(let eventID, _): "removed \(eventID)"
+            case .confirmed(let eventID, _): "confirmed \(eventID)"
             case .outboxChanged(let outboxID, _, let state): "prompt \(outboxID) \(state)"
             }
         }
@@ -57,6 +59,25 @@ struct FeedTests {
             let (items, _) = try readAll(after: afterLive, limit: limit)
             #expect(texts(items) == expected, "pages of \(limit)")
         }
+        // Pages cut by bytes: an event each.
+        let (items, _) = try readAll(after: afterLive, byteLimit: 1)
+        #expect(texts(items) == expected)
+    }
+
+    @Test("a provisional event given is heard of again when a refetch confirms it; one read after, is not")
+    func confirmations() throws {
+        let start = try reader.feedEnd()
+        try writer.appendEvents([messageEvent("a", text: "live", provisional: true), messageEvent("a", text: "more", provisional: true)])
+        let (given, position) = try readAll(after: start)
+        #expect(texts(given) == ["live", "more"])
+        try writer.replaceTimelineTail(sessionID: "a", with: [messageEvent("a", text: "live")])
+        #expect(texts(try readAll(after: position).0) == ["confirmed 1"])
+        // Read from the start after the refetch: given as confirmed, nothing more to say; the
+        // update past the fetch's end stays provisional.
+        let (fromStart, _) = try readAll(after: .start, limit: 1)
+        #expect(texts(fromStart) == ["live", "more"])
+        let provisional = fromStart.map { if case .appended(let event) = $0 { event.provisional } else { true } }
+        #expect(provisional == [false, true])
     }
 
     @Test("a follower hears of a removed event only if it was given it")

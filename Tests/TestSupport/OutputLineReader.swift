@@ -7,6 +7,8 @@ import Foundation
 final class OutputLineReader {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
+    /// How much of `buffer` is known to hold no newline.
+    private var scanned = 0
 
     /// The process ended before the awaited line.
     struct ProcessEnded: Error, CustomStringConvertible {
@@ -39,13 +41,35 @@ final class OutputLineReader {
 
     /// The next whole line, waiting for it until `deadline`; `isRunning` says whether more can come.
     func nextLine(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool) throws -> String {
+        try waitFor(before: deadline, program: program, isRunning: isRunning) { buffer in
+            guard let newline = buffer[scanned...].firstIndex(of: 0x0A) else {
+                scanned = buffer.count
+                return nil
+            }
+            defer {
+                buffer.removeSubrange(...newline)
+                scanned = 0
+            }
+            return String(decoding: buffer[..<newline], as: UTF8.self)
+        }
+    }
+
+    /// Everything not read as a line yet, once `done` holds for it (it may end mid-line); it is
+    /// not taken.
+    func unreadText(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool,
+                    until done: (String) -> Bool) throws -> String {
+        try waitFor(before: deadline, program: program, isRunning: isRunning) { buffer in
+            let text = String(decoding: buffer, as: UTF8.self)
+            return done(text) ? text : nil
+        }
+    }
+
+    /// Reads until `take` finds what it wants in the buffer, or the deadline passes.
+    private func waitFor<T>(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool,
+                            _ take: (inout [UInt8]) -> T?) throws -> T {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
+            if let found = take(&buffer) { return found }
             let wasRunning = isRunning()
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
@@ -63,7 +87,4 @@ final class OutputLineReader {
         var count: Int32 = 0
         return ioctl(descriptor, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
     }
-
-    /// What is left after the last whole line.
-    var partialLine: String { String(decoding: buffer, as: UTF8.self) }
 }

@@ -74,6 +74,12 @@ public final class ReplSession {
         try output.nextLine(before: .now + timeout, program: "oa-repl") { process.isRunning }
     }
 
+    /// What it wrote after the last line read, once `done` holds for it (the text may end
+    /// mid-line, as a streamed message does), waiting for at most `timeout`.
+    public func unreadText(timeout: Duration = .seconds(60), until done: (String) -> Bool) throws -> String {
+        try output.unreadText(before: .now + timeout, program: "oa-repl", isRunning: { process.isRunning }, until: done)
+    }
+
     /// The next line that is JSON.
     public func nextJSON(timeout: Duration = .seconds(60)) throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
@@ -116,9 +122,6 @@ public final class ReplSession {
 
     /// Bytes it wrote to its piped standard output that the test has not read yet.
     public var bytesWaiting: Int { output.bytesWaiting }
-
-    /// What it wrote to standard output after the last whole line read.
-    public var unreadPartialLine: String { output.partialLine }
 
     /// What it wrote to standard error so far.
     public var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }

@@ -65,11 +65,11 @@ enum FeedCommands {
                 // No mirror yet: everything it will hold is still to come.
                 guard FileManager.default.fileExists(atPath: context.mirrorPath) else { return .start }
                 return try storeCall { try context.store().feedEnd() }
-            default: throw .badArguments("after must be start, now or an event id, not \(word)")
+            default: throw .badArguments("where to start (--from, or after) must be start, now or an event id, not \(word)")
             }
         }
         guard let eventID = after.int64Value ?? after.stringValue.flatMap({ Int64($0) }), eventID >= 0 else {
-            throw .badArguments("after must be start, now or an event id (a whole number from 0)")
+            throw .badArguments("where to start (--from, or after) must be start, now or an event id (a whole number from 0)")
         }
         return try storeCall { try context.store().feedPosition(afterEvent: eventID) }
     }

@@ -7,11 +7,13 @@ import MirrorStore
 /// before the bridge's copy follows. Following every session, each line starts with the
 /// session's short id.
 public struct FollowRenderer {
-    /// The message being streamed in a session.
-    private struct OpenMessage: Equatable {
+    /// The message being streamed in a session, with its chunks so far: when a refetch takes
+    /// some back, what stands is shown again.
+    private struct OpenMessage {
         var role: Conversation.Role
         var local: Bool
         var firstOrdinal: Int64
+        var chunks: [(eventID: Int64, text: String)]
     }
 
     private let tagsSessions: Bool
@@ -44,9 +46,10 @@ public struct FollowRenderer {
                     removed.append(eventID)
                     index += 1
                 }
-                openMessages[sessionID] = nil
-                let ordinals = removed.map { shownOrdinals[$0].map { "[\($0)]" } ?? "an earlier event" }
-                block("~ no longer in the timeline: \(ordinals.joined(separator: ", ")) (a corrected copy, if any, follows)", session: sessionID, into: &output)
+                takeBack(removed, session: sessionID, into: &output)
+            case .confirmed:
+                // Shown as it came; confirmed, it stays as it is.
+                index += 1
             case .outboxChanged(let outboxID, let sessionID, let state):
                 block("~ prompt \(outboxID): \(state)", session: sessionID, into: &output)
                 index += 1
@@ -80,9 +83,10 @@ public struct FollowRenderer {
                     startLine(heading, session: session, into: &output)
                 }
             } else {
-                openMessages[session] = OpenMessage(role: role, local: local, firstOrdinal: event.ordinal)
+                openMessages[session] = OpenMessage(role: role, local: local, firstOrdinal: event.ordinal, chunks: [])
                 startLine("[\(event.ordinal)] \(ConversationText.label(role, local: local)):", session: session, into: &output)
             }
+            openMessages[session]?.chunks.append((event.eventID, text))
             output += continued(text, session: session)
         case .toolCall(let call):
             toolNames["\(session)\u{0}\(call.callID)"] = call.name
@@ -93,6 +97,27 @@ public struct FollowRenderer {
         default:
             entries(of: event, into: &output)
         }
+    }
+
+    /// Says which events shown a refetch took back; when they were chunks of the message being
+    /// streamed, shows that message again as it now stands, open for the bridge's copy to continue.
+    private mutating func takeBack(_ removed: [Int64], session: String, into output: inout String) {
+        let ordinals = removed.map { shownOrdinals[$0].map { "[\($0)]" } ?? "an earlier event" }
+        block("~ no longer in the timeline: \(ordinals.joined(separator: ", ")) (a corrected copy, if any, follows)", session: session, into: &output)
+        guard var open = openMessages[session] else { return }
+        let gone = Set(removed)
+        guard open.chunks.contains(where: { gone.contains($0.eventID) }) else {
+            openMessages[session] = nil
+            return
+        }
+        open.chunks.removeAll { gone.contains($0.eventID) }
+        guard !open.chunks.isEmpty else {
+            openMessages[session] = nil
+            return
+        }
+        openMessages[session] = open
+        startLine("[\(open.firstOrdinal)] \(ConversationText.label(open.role, local: open.local)) (corrected):", session: session, into: &output)
+        output += continued(open.chunks.map(\.text).joined(), session: session)
     }
 
     /// The event as `show` shows it on its own (a tool call update under its call's name).

@@ -2,8 +2,9 @@ import Bridge
 import MirrorStore
 
 /// A subscription's feed as JSON-RPC 2.0 notifications, one per line: `events.appended` for
-/// events in a row, `events.removed` for removed events in a row of one session, `outbox.changed`
-/// for each prompt's change, `events.ended` when the feed is over on its own.
+/// events in a row, `events.removed` and `events.confirmed` for events of one session in a row
+/// that a refetch took back or confirmed, `outbox.changed` for each prompt's change,
+/// `events.ended` when the feed is over on its own.
 enum FeedNotifications {
     /// The lines for `items`, in their order.
     static func lines(for items: [FeedItem], subscription: Int) -> [String] {
@@ -18,14 +19,22 @@ enum FeedNotifications {
                     index += 1
                 }
                 lines.append(line("events.appended", ["subscription": .number(subscription), "events": .array(events)]))
-            case .removed(_, let sessionID):
+            case .removed(_, let sessionID), .confirmed(_, let sessionID):
+                let removing = if case .removed = items[index] { true } else { false }
                 var eventIDs: [JSONValue] = []
-                while index < items.endIndex, case .removed(let eventID, sessionID) = items[index] {
-                    eventIDs.append(.number(eventID))
-                    index += 1
+                while index < items.endIndex {
+                    switch items[index] {
+                    case .removed(let eventID, sessionID) where removing, .confirmed(let eventID, sessionID) where !removing:
+                        eventIDs.append(.number(eventID))
+                        index += 1
+                        continue
+                    default:
+                        break
+                    }
+                    break
                 }
-                lines.append(line("events.removed", ["subscription": .number(subscription), "session_id": .string(sessionID),
-                                                     "event_ids": .array(eventIDs)]))
+                lines.append(line(removing ? "events.removed" : "events.confirmed",
+                                  ["subscription": .number(subscription), "session_id": .string(sessionID), "event_ids": .array(eventIDs)]))
             case .outboxChanged(let outboxID, let sessionID, let state):
                 lines.append(line("outbox.changed", ["subscription": .number(subscription), "outbox_id": .number(outboxID),
                                                      "session_id": .string(sessionID), "state": .string(state)]))

@@ -8,8 +8,8 @@ public struct FeedPosition: Sendable, Equatable {
     /// Events at or below this id were never given to the follower (it started after them).
     var floorEventID: Int64 = 0
     /// Ranges of events read from a snapshot whose earlier changes were not all read yet (a long
-    /// backlog, read in pages): an event of such a range removed by one of those changes was gone
-    /// before it was read, so the follower never got it. Empty while following live.
+    /// backlog, read in pages): an event of such a range removed or confirmed by one of those
+    /// changes was read as that change left it (gone, or confirmed). Empty while following live.
     var pendingReads: [PendingRead] = []
 
     /// After event `eventID` and change `changeID`; the follower had every event up to `eventID`.
@@ -21,10 +21,11 @@ public struct FeedPosition: Sendable, Equatable {
     /// Before everything the mirror holds.
     public static let start = FeedPosition(eventID: 0, changeID: 0)
 
-    /// Whether the follower was given event `eventID`, which change `changeID` removed.
-    func gave(eventID removed: Int64, removedBy changeID: Int64) -> Bool {
-        guard removed > floorEventID, removed <= eventID else { return false }
-        guard let read = pendingReads.first(where: { removed > $0.afterEventID && removed <= $0.upToEventID }) else { return true }
+    /// Whether the follower was given event `changed` before change `changeID` (which removed
+    /// or confirmed it): if it was read after that change, it was read as the change left it.
+    func gave(eventID changed: Int64, before changeID: Int64) -> Bool {
+        guard changed > floorEventID, changed <= eventID else { return false }
+        guard let read = pendingReads.first(where: { changed > $0.afterEventID && changed <= $0.upToEventID }) else { return true }
         return changeID > read.snapshotChangeID
     }
 
@@ -43,6 +44,8 @@ public enum FeedItem: Sendable, Equatable {
     /// An event the follower was given earlier is gone: a refetch replaced a provisional tail, or
     /// a dropped prompt took its echo.
     case removed(eventID: Int64, sessionID: String)
+    /// A provisional event the follower was given (a stock bridge's live update) is confirmed.
+    case confirmed(eventID: Int64, sessionID: String)
     /// A queued prompt was added, changed state, or was dropped (`state` is then `dropped`).
     case outboxChanged(outboxID: Int64, sessionID: String, state: String)
 
@@ -50,7 +53,7 @@ public enum FeedItem: Sendable, Equatable {
     public var sessionID: String {
         switch self {
         case .appended(let event): event.sessionID
-        case .removed(_, let sessionID), .outboxChanged(_, let sessionID, _): sessionID
+        case .removed(_, let sessionID), .confirmed(_, let sessionID), .outboxChanged(_, let sessionID, _): sessionID
         }
     }
 }
@@ -88,10 +91,11 @@ extension MirrorStore {
 
     /// What was committed after `position`, in commit order, from one snapshot: events appended,
     /// events removed that the follower was given, and prompts' state changes. At most `limit`
-    /// events and `limit` changes.
+    /// events and `limit` changes, and events of about `byteLimit` bytes (at least one): a
+    /// follower holds one page at a time, however large the events.
     ///
     /// - Parameter sessionKey: only this session's (from `sessionKey(of:)`); nil: every session's.
-    public func feed(after position: FeedPosition, sessionKey: Int64?, limit: Int) throws -> FeedPage {
+    public func feed(after position: FeedPosition, sessionKey: Int64?, limit: Int, byteLimit: Int = 4 << 20) throws -> FeedPage {
         try read {
             let lastEventID = try handedOutEventID()
             let snapshotChangeID = try latestChangeID()
@@ -112,14 +116,23 @@ extension MirrorStore {
             var horizon = changes.count == limit ? min(lastEventID, changes.last?.afterEventID ?? lastEventID) : lastEventID
             horizon = max(horizon, position.eventID)
             let sessionFilter = sessionKey == nil ? "" : "AND e.session_no = ?3"
-            let events = try database.query(
+            let statement = try database.cachedStatement(
                 """
                 SELECT \(Self.eventColumns) FROM \(Self.eventsWithSessions)
                 WHERE e.event_id > ?1 AND e.event_id <= ?2 \(sessionFilter) ORDER BY e.event_id LIMIT ?4
-                """,
-                [position.eventID, horizon, sessionKey, limit]
-            ) { Self.timelineEvent($0) }
-            if events.count == limit, let last = events.last { horizon = last.eventID }
+                """
+            )
+            defer { statement.reset() }
+            try statement.bind([position.eventID, horizon, sessionKey, limit])
+            var events: [TimelineEvent] = []
+            var bytes = 0
+            while events.count < limit, bytes < byteLimit, try statement.step() {
+                let event = Self.timelineEvent(statement.row)
+                bytes += event.updateJSON.count + event.text.utf8.count
+                events.append(event)
+            }
+            let eventsCut = events.count == limit || bytes >= byteLimit
+            if eventsCut, let last = events.last { horizon = last.eventID }
             let keptChanges = changes.prefix { $0.afterEventID <= horizon }
 
             var items: [FeedItem] = []
@@ -143,7 +156,7 @@ extension MirrorStore {
             }
             next.pendingReads.removeAll { $0.snapshotChangeID <= next.changeID }
             return FeedPage(items: items, position: next,
-                            isPartial: events.count == limit || keptChanges.count < changes.count || changes.count == limit)
+                            isPartial: eventsCut || keptChanges.count < changes.count || changes.count == limit)
         }
     }
 
@@ -186,8 +199,11 @@ private struct LoggedChange {
     func item(givenBefore position: FeedPosition) -> FeedItem? {
         switch kind {
         case "event_removed":
-            guard let eventID, position.gave(eventID: eventID, removedBy: changeID) else { return nil }
+            guard let eventID, position.gave(eventID: eventID, before: changeID) else { return nil }
             return .removed(eventID: eventID, sessionID: sessionID)
+        case "event_confirmed":
+            guard let eventID, position.gave(eventID: eventID, before: changeID) else { return nil }
+            return .confirmed(eventID: eventID, sessionID: sessionID)
         case "outbox":
             guard let outboxID, let state else { return nil }
             return .outboxChanged(outboxID: outboxID, sessionID: sessionID, state: state)
