@@ -112,6 +112,8 @@ public actor SyncEngine {
     /// - Throws: `BridgeError.certificateMismatch`: a bridge whose certificate is not the one
     ///   pinned is not tried again (nothing was sent to it).
     public func run() async throws {
+        // Best effort (a failure stops nothing): followers away longer read the mirror afresh.
+        try? store.pruneChangeLog(olderThan: Self.changeLogRetention)
         var attempt = 0
         while !Task.isCancelled {
             let connectedAt = ContinuousClock.now
@@ -313,6 +315,9 @@ public actor SyncEngine {
     }
 
     /// What a catch-up held in memory goes back to the system before the engine waits live.
+    /// How long the mirror's change log keeps what followers in other processes read.
+    static let changeLogRetention = Duration.seconds(30 * 24 * 3600)
+
     private func releaseMemory() throws {
         try store.releaseMemory()
     }

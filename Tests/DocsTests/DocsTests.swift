@@ -79,6 +79,13 @@ struct DocsTests {
         #expect(checked >= 20, "the check found the documented invocations")
     }
 
+    @Test("docs/cli.md shows docs/examples/ask.py as it is (a test of the REPL runs the file)")
+    func exampleClientShown() throws {
+        let example = try String(contentsOf: Repository.root.appending(path: "docs/examples/ask.py"), encoding: .utf8)
+        let reference = try String(contentsOf: Repository.root.appending(path: "docs/cli.md"), encoding: .utf8)
+        #expect(reference.contains("```python\n" + example + "```\n"))
+    }
+
     @Test("the README's two commands exist and are executable; .ci/run calls the second")
     func readmeCommands() throws {
         let readme = try String(contentsOf: Repository.root.appending(path: "README.md"), encoding: .utf8)

@@ -152,6 +152,25 @@ struct FollowTests {
         #expect(sync.terminate() == 0)
     }
 
+    @Test("docs/examples/ask.py queues a prompt and prints the reply as it streams, with nothing but oa-repl --jsonl")
+    func askExample() throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let mirror = directory.path("mirror.sqlite")
+        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try sync.waitForState("live")
+        let path = BuildProducts.directory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let outcome = try ProgramRun.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [Repository.root.appending(path: "docs/examples/ask.py").path, "798c", "Run the tests", "5000"],
+            environment: ["OA_DB": mirror, "PATH": path], timeout: .seconds(120)
+        )
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput == "Looking into Run the tests now. Done.\n")
+        #expect(outcome.standardError.hasSuffix("[prompt 1: sent]\n"), "\(outcome.standardError)")
+        #expect(sync.terminate() == 0)
+    }
+
     @Test("a subscriber that does not read makes the feed wait, in bounded memory, and loses nothing")
     func backPressure() throws {
         let directory = try TemporaryDirectory()
