@@ -1,12 +1,13 @@
 import Bridge
 import Foundation
-import MirrorStore
+@testable import MirrorStore
 import TestSupport
 import Testing
 
 /// Followers of the mirror, as a user runs them: the real oa-repl (`follow`, `--jsonl`
-/// subscriptions) beside the real oa-sync and the simulator, over loopback.
-@Suite("Following the mirror live", .timeLimit(.minutes(5)))
+/// subscriptions) beside the real oa-sync and the simulator, over loopback. One at a time: each
+/// runs three programs, and the other suites' handshakes have time limits.
+@Suite("Following the mirror live", .serialized, .timeLimit(.minutes(5)))
 struct FollowTests {
     /// A session of the sample history.
     static let session = "798C06FE-0494-B6D2-EC70-38C908FB09A0"
@@ -18,7 +19,7 @@ struct FollowTests {
         let mirror = directory.path("mirror.sqlite")
         let follower = try ReplSession(["--db", mirror, "--jsonl"])
         try follower.request(1, "events.subscribe", ["after": "start"])
-        let (answer, _) = try follower.answer(to: 1)
+        let (answer, _) = try await follower.answer(to: 1)
         #expect(answer["result"]?["subscription"]?.int64Value == 1)
         #expect(!FileManager.default.fileExists(atPath: mirror), "a follower waits for the mirror; it does not make one")
 
@@ -33,13 +34,13 @@ struct FollowTests {
         var sync = try OASyncProcess(bridge: simulator.url, database: mirror)
         try sync.waitForState("live")
         try await append(0..<40)
-        try feed.read(from: follower) { $0.texts.contains("live 39 ") }
+        try await feed.read(from: follower) { $0.texts.contains("live 39 ") }
         #expect(sync.terminate() == 0)
         try await append(40..<80)
         sync = try OASyncProcess(bridge: simulator.url, database: mirror)
         try sync.waitForState("live")
         try await append(80..<120)
-        try feed.read(from: follower) { $0.texts.contains("live 119 ") }
+        try await feed.read(from: follower) { $0.texts.contains("live 119 ") }
         #expect(sync.terminate() == 0)
         let mirrored = try MirrorStore(path: mirror, mode: .readOnly).read { () throws -> [Int64] in
             let store = try MirrorStore(path: mirror, mode: .readOnly)
@@ -49,7 +50,7 @@ struct FollowTests {
         #expect(Set(feed.eventIDs) == Set(mirrored), "every mirrored event, nothing else")
         #expect(feed.texts.filter { $0.hasPrefix("live ") } == (0..<120).map { "live \($0) " })
         #expect(feed.removed.isEmpty)
-        #expect(follower.stop() == 0, "SIGTERM ends a JSON-lines session with status 0")
+        #expect(await follower.stop() == 0, "SIGTERM ends a JSON-lines session with status 0")
     }
 
     @Test("a subscriber gets all of 10,000 events committed in a burst, none lost or repeated")
@@ -61,12 +62,12 @@ struct FollowTests {
         try sync.waitForState("live")
         let follower = try ReplSession(["--db", mirror, "--jsonl"])
         try follower.request(1, "events.subscribe", ["after": "now"])
-        _ = try follower.answer(to: 1)
+        _ = try await follower.answer(to: 1)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("burst", ["session_id": "BURST", "count": 10_000, "bytes": 300])
         }
         var feed = FeedLog()
-        try feed.read(from: follower, timeout: .seconds(180)) { $0.events.count >= 10_000 }
+        try await feed.read(from: follower, timeout: .seconds(180)) { $0.events.count >= 10_000 }
         #expect(feed.events.count == 10_000)
         #expect(feed.events.allSatisfy { $0["session_id"]?.stringValue == "BURST" })
         #expect(feed.events.map { $0["ordinal"]?.int64Value } == (0..<10_000).map { Int64($0) }, "in order, once each")
@@ -84,7 +85,7 @@ struct FollowTests {
         try sync.waitForState("live")
         let subscriber = try ReplSession(["--db", mirror, "--jsonl"])
         try subscriber.request(1, "events.subscribe", ["after": "now"])
-        _ = try subscriber.answer(to: 1)
+        _ = try await subscriber.answer(to: 1)
         let follower = try ReplSession(["--db", mirror, "-c", "follow --from now"])
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             // A session of its own (the stock bridge orders events of one millisecond as it likes),
@@ -99,7 +100,7 @@ struct FollowTests {
             return events
         }
         var feed = FeedLog()
-        try feed.read(from: subscriber) { feed in
+        try await feed.read(from: subscriber) { feed in
             guard let copy = settled() else { return false }
             return feed.current(of: "QUIET").compactMap { $0["event_id"]?.int64Value } == copy.map(\.eventID)
         }
@@ -112,13 +113,13 @@ struct FollowTests {
         #expect(Set(copy.map(\.text).filter { $0 != "codex" }) == ["one ", "two ", "three "])
 
         let corrected = "QUIET   " + copy.filter { $0.kind == "agent_message_chunk" }.map(\.text).joined()
-        let screen = try follower.unreadText { $0.contains("QUIET ~ no longer in the timeline: ") && $0.hasSuffix("\n" + corrected) }
+        let screen = try await follower.unreadText { $0.contains("QUIET ~ no longer in the timeline: ") && $0.hasSuffix("\n" + corrected) }
         #expect(screen.contains("\nQUIET   one one two two three three \n"), "the live text was shown: \(screen)")
         let taken = try #require(screen.range(of: "QUIET ~ no longer in the timeline: "))
         #expect(taken.upperBound < (screen.range(of: corrected, options: .backwards)?.lowerBound ?? taken.lowerBound),
                 "said to be taken back before the bridge's copy")
-        #expect(follower.stop() == 0)
-        #expect(try follower.unreadText { $0.hasSuffix("\n") }.hasSuffix(corrected + "\n"), "SIGTERM ends follow, and its last line")
+        #expect(await follower.stop() == 0)
+        #expect(try await follower.unreadText { $0.hasSuffix("\n") }.hasSuffix(corrected + "\n"), "SIGTERM ends follow, and its last line")
         #expect(sync.terminate() == 0)
     }
 
@@ -131,36 +132,37 @@ struct FollowTests {
         try sync.waitForState("live")
         let script = try ReplSession(["--db", mirror, "--jsonl"])
         try script.request(1, "events.subscribe", ["session_id": "798c", "after": "now"])
-        #expect(try script.answer(to: 1).answer["result"]?["session_id"]?.stringValue == Self.session)
+        #expect(try await script.answer(to: 1).answer["result"]?["session_id"]?.stringValue == Self.session)
         try script.request(2, "prompt.enqueue", ["session_id": "798c", "text": "Run the tests"])
-        let (queued, _) = try script.answer(to: 2)
+        let (queued, before) = try await script.answer(to: 2)
         let outboxID = try #require(queued["result"]?["id"]?.int64Value)
         var feed = FeedLog()
-        try feed.read(from: script) { $0.texts.contains(" Done.") && $0.outboxStates[outboxID]?.last == "sent" }
+        feed.take(before)
+        try await feed.read(from: script) { $0.texts.contains(" Done.") && $0.outboxStates[outboxID]?.last == "sent" }
         #expect(feed.outboxStates[outboxID] == ["queued", "sending", "sent"])
         let texts = feed.texts
         #expect(texts.first == "Run the tests", "the prompt's echo first")
         #expect(texts.dropFirst() == ["Reading the request: Run the tests", "Looking into ", "Run the tests now.",
                                       "Bash swift test", "completed All tests passed", " Done."], "the reply, its tool call and result")
         try script.request(3, "events.unsubscribe", ["subscription": 1])
-        #expect(try script.answer(to: 3).answer["result"]?["subscription"]?.int64Value == 1)
+        #expect(try await script.answer(to: 3).answer["result"]?["subscription"]?.int64Value == 1)
         try script.request(4, "events.unsubscribe", ["subscription": 1])
-        #expect(try script.answer(to: 4).answer["error"]?["code"]?.int64Value == -32007)
+        #expect(try await script.answer(to: 4).answer["error"]?["code"]?.int64Value == -32007)
         try script.request(5, "quit")
-        _ = try script.answer(to: 5)
-        #expect(script.waitForExit() == 0)
+        _ = try await script.answer(to: 5)
+        #expect(await script.waitForExit() == 0)
         #expect(sync.terminate() == 0)
     }
 
     @Test("docs/examples/ask.py queues a prompt and prints the reply as it streams, with nothing but oa-repl --jsonl")
-    func askExample() throws {
+    func askExample() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
         let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
         try sync.waitForState("live")
         let path = BuildProducts.directory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let outcome = try ProgramRun.run(
+        let outcome = try await ProgramRun.runOffPool(
             URL(fileURLWithPath: "/usr/bin/python3"),
             [Repository.root.appending(path: "docs/examples/ask.py").path, "798c", "Run the tests", "5000"],
             environment: ["OA_DB": mirror, "PATH": path], timeout: .seconds(120)
@@ -171,25 +173,43 @@ struct FollowTests {
         #expect(sync.terminate() == 0)
     }
 
+    @Test("a follower goes on through checkpoints that empty the log and a mirror made by an older version and migrated")
+    func checkpointsAndMigration() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let older = try MirrorStore(path: mirror, mode: .readWrite, clock: .system, migratingTo: Migration.latestVersion - 1)
+        try older.appendEvents([chunkEvent("S", "before the upgrade ")])
+        let follower = try ReplSession(["--db", mirror, "--jsonl"])
+        try follower.request(1, "events.subscribe", ["session_id": "S"])
+        // The session is resolved with a connection that migrates the file: the follower reads on.
+        _ = try await follower.answer(to: 1)
+        var feed = FeedLog()
+        try await feed.read(from: follower) { $0.texts.count == 1 }
+        let writer = try MirrorStore(path: mirror)
+        for round in 0..<5 {
+            try writer.appendEvents([chunkEvent("S", "round \(round) ")])
+            try writer.checkpoint()
+            try await feed.read(from: follower) { $0.texts.count == round + 2 }
+        }
+        #expect(feed.texts == ["before the upgrade "] + (0..<5).map { "round \($0) " })
+        #expect(await follower.stop() == 0)
+    }
+
     @Test("a subscriber that does not read makes the feed wait, in bounded memory, and loses nothing")
-    func backPressure() throws {
+    func backPressure() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
         let count = 4_000
         do {
             let store = try MirrorStore(path: mirror)
             let padding = String(repeating: "x", count: 16 << 10)
-            try store.appendEvents((0..<count).map { index in
-                let text = "big \(index) " + padding
-                let json = #"{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"\#(text)"}}}"#
-                return NewEvent(sessionID: "BIG", kind: "agent_message_chunk", text: text, updateJSON: Array(json.utf8))
-            })
+            try store.appendEvents((0..<count).map { chunkEvent("BIG", "big \($0) " + padding) })
         }
         let subscriber = try ReplSession(["--db", mirror, "--jsonl"], pipedOutput: true)
         try subscriber.request(1, "events.subscribe", ["session_id": "BIG"])
         let deadline = ContinuousClock.now + .seconds(60)
         while subscriber.bytesWaiting < 60_000 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
+            try await Task.sleep(for: .milliseconds(10))
         }
         #expect(subscriber.bytesWaiting >= 60_000, "the pipe filled up")
         // Its private memory (file pages that SQLite maps are the file's, not the process's).
@@ -197,24 +217,24 @@ struct FollowTests {
         var feed = FeedLog()
         while feed.events.count < count {
             let target = min(count, (feed.events.count / 500 + 1) * 500)
-            try feed.read(from: subscriber, timeout: .seconds(120)) { $0.events.count >= target }
+            try await feed.read(from: subscriber, timeout: .seconds(120)) { $0.events.count >= target }
             peak = max(peak, try residentAnonymousMiB(of: subscriber.processIdentifier))
         }
         #expect(feed.texts.enumerated().allSatisfy { $0.element.hasPrefix("big \($0.offset) ") })
         #expect(feed.events.count == count)
         // 66 MB of events went through; the subscriber holds a page (4 MiB) and its line at a time.
         #expect(peak < 48, "private memory up to \(peak) MiB")
-        #expect(subscriber.stop() == 0)
+        #expect(await subscriber.stop() == 0)
     }
 
     @Test("follow prints a session's conversation as show does, then ends when idle")
-    func followGolden() throws {
+    func followGolden() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         var transcript = ""
         for command in ["follow 798c --until-idle-ms 200", "follow --until-idle-ms 200", "follow nope", "follow --from later",
                         "unsubscribe 1"] {
-            let outcome = try ReplProcess.run(["--db", mirror, "-c", command])
+            let outcome = try await ProgramRun.runOffPool(BuildProducts.executable("oa-repl"), ["--db", mirror, "-c", command])
             transcript += "$ oa-repl -c '\(command)'  → exit \(outcome.status)\n\(outcome.standardOutput)"
             if !outcome.standardError.isEmpty { transcript += "stderr: \(outcome.standardError)" }
             transcript += "\n"
@@ -229,6 +249,12 @@ struct FollowTests {
         let kibibytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? ""))
         return kibibytes / 1024
     }
+}
+
+/// An agent message chunk, as the store takes it.
+func chunkEvent(_ session: String, _ text: String) -> NewEvent {
+    let json = #"{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"\#(text)"}}}"#
+    return NewEvent(sessionID: session, kind: "agent_message_chunk", text: text, updateJSON: Array(json.utf8))
 }
 
 /// What a JSON-lines subscriber was told, in order.
@@ -252,10 +278,16 @@ struct FeedLog {
     }
 
     /// Reads the subscriber's notifications until `done` holds (failing after `timeout`).
-    mutating func read(from session: ReplSession, timeout: Duration = .seconds(90), until done: (FeedLog) -> Bool) throws {
+    mutating func read(from session: ReplSession, timeout: Duration = .seconds(90), until done: (FeedLog) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !done(self) {
-            let line = try session.nextJSON(timeout: deadline - .now)
+            take([try await session.nextJSON(timeout: deadline - .now)])
+        }
+    }
+
+    /// Notes what `lines` notify.
+    mutating func take(_ lines: [JSONValue]) {
+        for line in lines {
             let params = line["params"]
             switch line["method"]?.stringValue {
             case "events.appended": events += params?["events"]?.arrayValue ?? []

@@ -2,13 +2,15 @@ import Foundation
 
 /// Reads the lines a process writes, as they come, from a file it writes to or from the read end
 /// of its pipe: what is there is read without blocking, and when nothing is, it looks again every
-/// 10 ms until a line is there or the deadline passes. Its output in a file, the process never
+/// 10 ms until a line is there or the deadline passes (sleeping the thread, or, from async code,
+/// the task). Its output in a file, the process never
 /// waits for the test to read, and no process left behind can keep a read from ending.
 final class OutputLineReader {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     /// How much of `buffer` is known to hold no newline.
     private var scanned = 0
+    private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// The process ended before the awaited line.
     struct ProcessEnded: Error, CustomStringConvertible {
@@ -41,33 +43,51 @@ final class OutputLineReader {
 
     /// The next whole line, waiting for it until `deadline`; `isRunning` says whether more can come.
     func nextLine(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool) throws -> String {
-        try waitFor(before: deadline, program: program, isRunning: isRunning) { buffer in
-            guard let newline = buffer[scanned...].firstIndex(of: 0x0A) else {
-                scanned = buffer.count
-                return nil
-            }
-            defer {
-                buffer.removeSubrange(...newline)
-                scanned = 0
-            }
-            return String(decoding: buffer[..<newline], as: UTF8.self)
+        while true {
+            if let line = try step(takeLine, before: deadline, program: program, isRunning: isRunning) { return line }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    /// `nextLine`, waiting without holding a thread (tests share the cooperative pool's few).
+    func nextLine(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool) async throws -> String {
+        while true {
+            if let line = try step(takeLine, before: deadline, program: program, isRunning: isRunning) { return line }
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
     /// Everything not read as a line yet, once `done` holds for it (it may end mid-line); it is
     /// not taken.
     func unreadText(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool,
-                    until done: (String) -> Bool) throws -> String {
-        try waitFor(before: deadline, program: program, isRunning: isRunning) { buffer in
+                    until done: (String) -> Bool) async throws -> String {
+        let take = { (buffer: inout [UInt8]) -> String? in
             let text = String(decoding: buffer, as: UTF8.self)
             return done(text) ? text : nil
         }
+        while true {
+            if let text = try step(take, before: deadline, program: program, isRunning: isRunning) { return text }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
-    /// Reads until `take` finds what it wants in the buffer, or the deadline passes.
-    private func waitFor<T>(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool,
-                            _ take: (inout [UInt8]) -> T?) throws -> T {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The first whole line in `buffer`, taken out of it.
+    private func takeLine(_ buffer: inout [UInt8]) -> String? {
+        guard let newline = buffer[scanned...].firstIndex(of: 0x0A) else {
+            scanned = buffer.count
+            return nil
+        }
+        defer {
+            buffer.removeSubrange(...newline)
+            scanned = 0
+        }
+        return String(decoding: buffer[..<newline], as: UTF8.self)
+    }
+
+    /// Reads what is there until `take` finds what it wants; nil when it needs more and more may
+    /// come before the deadline.
+    private func step<T>(_ take: (inout [UInt8]) -> T?, before deadline: ContinuousClock.Instant, program: String,
+                         isRunning: () -> Bool) throws -> T? {
         while true {
             if let found = take(&buffer) { return found }
             let wasRunning = isRunning()
@@ -78,7 +98,7 @@ final class OutputLineReader {
             }
             guard wasRunning else { throw ProcessEnded(program: program) }
             guard ContinuousClock.now < deadline else { throw TimedOut(program: program) }
-            Thread.sleep(forTimeInterval: 0.01)
+            return nil
         }
     }
 

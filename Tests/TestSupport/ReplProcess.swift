@@ -9,7 +9,7 @@ public enum ReplProcess {
 
 /// Any program, run to its end with some standard input, for a bounded time.
 public enum ProgramRun {
-    public struct Outcome {
+    public struct Outcome: Sendable {
         public let status: Int32
         public let standardOutput: String
         public let standardError: String
@@ -18,6 +18,16 @@ public enum ProgramRun {
     /// A run that did not end in time.
     public struct TimedOut: Error, CustomStringConvertible {
         public let description: String
+    }
+
+    /// `run`, on a thread of its own: the calling task waits without holding a thread of the
+    /// cooperative pool, which the tests share.
+    public static func runOffPool(_ executable: URL, _ arguments: [String], input: Data = Data(),
+                                  environment: [String: String] = [:], timeout: Duration = .seconds(300)) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(executable, arguments, input: input, environment: environment, timeout: timeout) }) }
+                .start()
+        }
     }
 
     /// Runs `executable arguments` with `input` on its standard input, for at most `timeout`:

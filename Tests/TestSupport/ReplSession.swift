@@ -69,48 +69,51 @@ public final class ReplSession {
         try? input.fileHandleForWriting.close()
     }
 
+    // Every wait below sleeps the task, not the thread: the tests share the cooperative pool's
+    // few threads, and a test holding one for seconds holds up every other.
+
     /// The next line it wrote, waiting for it for at most `timeout`.
-    public func nextLine(timeout: Duration = .seconds(60)) throws -> String {
-        try output.nextLine(before: .now + timeout, program: "oa-repl") { process.isRunning }
+    public func nextLine(timeout: Duration = .seconds(60)) async throws -> String {
+        try await output.nextLine(before: .now + timeout, program: "oa-repl") { process.isRunning }
     }
 
     /// What it wrote after the last line read, once `done` holds for it (the text may end
     /// mid-line, as a streamed message does), waiting for at most `timeout`.
-    public func unreadText(timeout: Duration = .seconds(60), until done: (String) -> Bool) throws -> String {
-        try output.unreadText(before: .now + timeout, program: "oa-repl", isRunning: { process.isRunning }, until: done)
+    public func unreadText(timeout: Duration = .seconds(60), until done: (String) -> Bool) async throws -> String {
+        try await output.unreadText(before: .now + timeout, program: "oa-repl", isRunning: { process.isRunning }, until: done)
     }
 
     /// The next line that is JSON.
-    public func nextJSON(timeout: Duration = .seconds(60)) throws -> JSONValue {
+    public func nextJSON(timeout: Duration = .seconds(60)) async throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let line = try output.nextLine(before: deadline, program: "oa-repl") { process.isRunning }
+            let line = try await output.nextLine(before: deadline, program: "oa-repl") { process.isRunning }
             if let json = try? JSONParser.parse(line) { return json }
         }
     }
 
     /// The answer to request `id`, and the other lines that came before it.
-    public func answer(to id: Int, timeout: Duration = .seconds(60)) throws -> (answer: JSONValue, before: [JSONValue]) {
+    public func answer(to id: Int, timeout: Duration = .seconds(60)) async throws -> (answer: JSONValue, before: [JSONValue]) {
         let deadline = ContinuousClock.now + timeout
         var before: [JSONValue] = []
         while true {
-            let json = try nextJSON(timeout: deadline - .now)
+            let json = try await nextJSON(timeout: deadline - .now)
             if json["id"]?.int64Value == Int64(id) { return (json, before) }
             before.append(json)
         }
     }
 
     /// Sends `signal`, then waits for it to end for at most `timeout` (past it, SIGKILL and -1).
-    public func stop(with signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) -> Int32 {
+    public func stop(with signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) async -> Int32 {
         Foundation.kill(process.processIdentifier, signal)
-        return waitForExit(timeout: timeout)
+        return await waitForExit(timeout: timeout)
     }
 
     /// Its exit status once it ended by itself within `timeout`; -1 (and SIGKILL) when it did not.
-    public func waitForExit(timeout: Duration = .seconds(60)) -> Int32 {
+    public func waitForExit(timeout: Duration = .seconds(60)) async -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         guard !process.isRunning else {
             kill()
