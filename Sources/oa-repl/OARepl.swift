@@ -10,17 +10,20 @@ struct OARepl: AsyncParsableCommand {
         commandName: "oa-repl",
         abstract: "Browse and search the OpenAgents mirror offline, queue prompts, export sessions to Markdown.",
         discussion: """
-            On a terminal, an interactive prompt (type help; line editing, history in $OA_HISTORY or beside the default mirror, Tab completes commands and session ids). With -c, or with commands piped in (one per line, # for comments), runs them without prompts and exits non-zero at the first that fails. With --jsonl, reads one JSON-RPC 2.0 request per line and answers each on one line (methods: sessions.list, sessions.show, search, prompt.enqueue, outbox.list, …; call methods for the list).
+            On a terminal, an interactive prompt (type help; line editing, history in $OA_HISTORY or beside the default mirror, Tab completes commands and session ids). With -c, or with commands piped in (one per line, # for comments), runs them without prompts and exits non-zero at the first that fails. With --jsonl, reads one JSON-RPC 2.0 request per line and answers each on one line (methods: sessions.list, sessions.show, search, prompt.enqueue, outbox.list, events.subscribe, …; call methods for the list); a subscription's notifications come as oa-sync commits, one per line.
+
+            follow prints a session's conversation (or every session's), then each event as oa-sync commits it, until Ctrl-C, SIGTERM (exit 0) or --until-idle-ms.
 
             The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge (for sync): --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099.
 
             export SESSION writes one session as Markdown; export --all DIR writes every session into DIR, a file each (openagents-<first 8 of the id>.md, longer when ids share those 8), and rewrites only the files whose content changed (help export explains the names).
 
-            Exit codes: 0 done; 1 a command failed (for export --all: a file could not be written, after it wrote every other); 64 bad usage.
+            Exit codes: 0 done (also after SIGINT or SIGTERM ends a follow or --jsonl); 1 a command failed (for export --all: a file could not be written, after it wrote every other); 64 bad usage.
 
             Examples:
               oa-repl -c "sessions --limit 5"
               oa-repl -c "export 5f0c ." -c "outbox"
+              oa-repl -c "follow 5f0c --from now"
               oa-repl -c "export --all ~/notes/openagents"
               echo '{"jsonrpc":"2.0","id":1,"method":"search","params":{"query":"flaky"}}' | oa-repl --jsonl
             """
