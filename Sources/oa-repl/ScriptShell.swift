@@ -76,7 +76,9 @@ struct ScriptShell {
                 Terminal.writeError("error: \(CommandError.message(for: error))")
                 return
             }
-            await output.write(renderer.finish(), newline: false)
+            // Cancelled by a signal on a terminal, which echoed ^C: what comes next starts a line.
+            let ending = renderer.finish()
+            await output.write(ending.isEmpty && Task.isCancelled && Terminal.outputIsTerminal ? "\n" : ending, newline: false)
         }
         if let signal, signal == SIGTERM || !interactive { finished = true }
     }
@@ -100,6 +102,8 @@ struct ScriptShell {
 /// Standard input and output as the shell uses them.
 enum Terminal {
     static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     /// Colour only on a terminal, and never with NO_COLOR set.
     static var usesColour: Bool {
