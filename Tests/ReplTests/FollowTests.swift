@@ -17,9 +17,7 @@ struct FollowTests {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
-        let follower = try ReplSession(["--db", mirror, "--jsonl"])
-        try follower.request(1, "events.subscribe", ["after": "start"])
-        let (answer, _) = try await follower.answer(to: 1)
+        let (follower, answer) = try await ReplSession.subscriber(of: mirror, ["after": "start"])
         #expect(answer["result"]?["subscription"]?.int64Value == 1)
         #expect(!FileManager.default.fileExists(atPath: mirror), "a follower waits for the mirror; it does not make one")
 
@@ -55,14 +53,9 @@ struct FollowTests {
 
     @Test("a subscriber gets all of 10,000 events committed in a burst, none lost or repeated")
     func burst() async throws {
-        let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
-        let mirror = directory.path("mirror.sqlite")
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
-        let follower = try ReplSession(["--db", mirror, "--jsonl"])
-        try follower.request(1, "events.subscribe", ["after": "now"])
-        _ = try await follower.answer(to: 1)
+        let live = try LiveSampleSync(flavor: "cursor")
+        let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
+        let (follower, _) = try await ReplSession.subscriber(of: mirror, ["after": "now"])
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("burst", ["session_id": "BURST", "count": 10_000, "bytes": 300])
         }
@@ -77,15 +70,9 @@ struct FollowTests {
 
     @Test("a stock bridge's refetch takes back a provisional tail: subscribers and follow show the bridge's copy")
     func refetchReplacement() async throws {
-        let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
-        let mirror = directory.path("mirror.sqlite")
-        #expect(try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
-        let subscriber = try ReplSession(["--db", mirror, "--jsonl"])
-        try subscriber.request(1, "events.subscribe", ["after": "now"])
-        _ = try await subscriber.answer(to: 1)
+        let live = try LiveSampleSync(flavor: "stock")
+        let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
+        let (subscriber, _) = try await ReplSession.subscriber(of: mirror, ["after": "now"])
         let follower = try ReplSession(["--db", mirror, "-c", "follow --from now"])
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             // A session of its own (the stock bridge orders events of one millisecond as it likes),
@@ -125,11 +112,8 @@ struct FollowTests {
 
     @Test("a script queues a prompt, hears it delivered and reads the reply as it streams, through --jsonl only")
     func promptAndReply() async throws {
-        let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
-        let mirror = directory.path("mirror.sqlite")
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
+        let live = try LiveSampleSync(flavor: "cursor")
+        let mirror = live.mirror
         let script = try ReplSession(["--db", mirror, "--jsonl"])
         try script.request(1, "events.subscribe", ["session_id": "798c", "after": "now"])
         #expect(try await script.answer(to: 1).answer["result"]?["session_id"]?.stringValue == Self.session)
@@ -151,16 +135,13 @@ struct FollowTests {
         try script.request(5, "quit")
         _ = try await script.answer(to: 5)
         #expect(await script.waitForExit() == 0)
-        #expect(sync.terminate() == 0)
+        #expect(live.sync.terminate() == 0)
     }
 
     @Test("docs/examples/ask.py queues a prompt and prints the reply as it streams, with nothing but oa-repl --jsonl")
     func askExample() async throws {
-        let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
-        let mirror = directory.path("mirror.sqlite")
-        let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
+        let live = try LiveSampleSync(flavor: "cursor")
+        let mirror = live.mirror
         let path = BuildProducts.directory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let outcome = try await ProgramRun.runOffPool(
             URL(fileURLWithPath: "/usr/bin/python3"),
@@ -170,7 +151,7 @@ struct FollowTests {
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput == "Looking into Run the tests now. Done.\n")
         #expect(outcome.standardError.hasSuffix("[prompt 1: sent]\n"), "\(outcome.standardError)")
-        #expect(sync.terminate() == 0)
+        #expect(live.sync.terminate() == 0)
     }
 
     @Test("a follower goes on through checkpoints that empty the log and a mirror made by an older version and migrated")
@@ -179,10 +160,8 @@ struct FollowTests {
         let mirror = directory.path("mirror.sqlite")
         let older = try MirrorStore(path: mirror, mode: .readWrite, clock: .system, migratingTo: Migration.latestVersion - 1)
         try older.appendEvents([chunkEvent("S", "before the upgrade ")])
-        let follower = try ReplSession(["--db", mirror, "--jsonl"])
-        try follower.request(1, "events.subscribe", ["session_id": "S"])
         // The session is resolved with a connection that migrates the file: the follower reads on.
-        _ = try await follower.answer(to: 1)
+        let (follower, _) = try await ReplSession.subscriber(of: mirror, ["session_id": "S"])
         var feed = FeedLog()
         try await feed.read(from: follower) { $0.texts.count == 1 }
         let writer = try MirrorStore(path: mirror)

@@ -81,19 +81,3 @@ func queuePrompt(_ store: MirrorStore, session: String, text: String) throws -> 
         localEcho: NewEvent(sessionID: session, kind: "user_message_chunk", text: text, updateJSON: JSONWriter.bytes(of: echo))
     )
 }
-
-/// oa-sync following a simulator that serves the sample desktop history, once it is live.
-struct LiveSampleSync {
-    let directory: TemporaryDirectory
-    let simulator: SimulatorProcess
-    let mirror: String
-    let sync: OASyncProcess
-
-    init(flavor: String) throws {
-        directory = try TemporaryDirectory()
-        simulator = try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
-        mirror = directory.path("mirror.sqlite")
-        sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
-    }
-}

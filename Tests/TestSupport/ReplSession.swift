@@ -44,6 +44,13 @@ public final class ReplSession {
         }
     }
 
+    /// `oa-repl --db MIRROR --jsonl` with a subscription made (request 1, `params`); the answer.
+    public static func subscriber(of mirror: String, _ params: JSONValue) async throws -> (ReplSession, answer: JSONValue) {
+        let session = try ReplSession(["--db", mirror, "--jsonl"])
+        try session.request(1, "events.subscribe", params)
+        return (session, try await session.answer(to: 1).answer)
+    }
+
     deinit {
         kill()
         try? input.fileHandleForWriting.close()

@@ -1,0 +1,17 @@
+import Foundation
+
+/// oa-sync following a simulator that serves the sample desktop history, once it is live.
+public struct LiveSampleSync {
+    public let directory: TemporaryDirectory
+    public let simulator: SimulatorProcess
+    public let mirror: String
+    public let sync: OASyncProcess
+
+    public init(flavor: String) throws {
+        directory = try TemporaryDirectory()
+        simulator = try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
+        mirror = directory.path("mirror.sqlite")
+        sync = try OASyncProcess(bridge: simulator.url, database: mirror)
+        try sync.waitForState("live")
+    }
+}
