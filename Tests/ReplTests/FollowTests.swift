@@ -73,11 +73,17 @@ struct FollowTests {
         let live = try LiveSampleSync(flavor: "stock")
         let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
         let (subscriber, _) = try await ReplSession.subscriber(of: mirror, ["after": "now"])
-        let follower = try ReplSession(["--db", mirror, "-c", "follow --from now"])
+        // A session of its own (the stock bridge orders events of one millisecond as it likes).
         try await SimulatorControl.withConnection(to: simulator.url) { control in
-            // A session of its own (the stock bridge orders events of one millisecond as it likes),
-            // whose updates reach us twice each.
             try await control.call("create_session", ["session_id": "QUIET"])
+        }
+        var feed = FeedLog()
+        try await feed.read(from: subscriber) { !$0.current(of: "QUIET").isEmpty }
+        // Once it shows the session, the follower is sure to see what comes next.
+        let follower = try ReplSession(["--db", mirror, "-c", "follow QUIET"])
+        _ = try await follower.unreadText { $0.hasPrefix("[0] mode: codex\n") }
+        // Updates that reach us twice each: the refetch takes the second ones back.
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.append("QUIET", ["one ", "two ", "three "].map { SimulatorControl.chunk($0) }, delivery: "duplicate")
         }
         // The bridge's copy, once the mirror holds it: the timeline as the refetch left it.
@@ -86,7 +92,6 @@ struct FollowTests {
                   events.count == 4, !events.contains(where: \.provisional) else { return nil }
             return events
         }
-        var feed = FeedLog()
         try await feed.read(from: subscriber) { feed in
             guard let copy = settled() else { return false }
             return feed.current(of: "QUIET").compactMap { $0["event_id"]?.int64Value } == copy.map(\.eventID)
@@ -99,10 +104,10 @@ struct FollowTests {
         #expect(!feed.removed.isEmpty && Set(feed.removed).isSubset(of: Set(feed.eventIDs)), "taken back, and only events given")
         #expect(Set(copy.map(\.text).filter { $0 != "codex" }) == ["one ", "two ", "three "])
 
-        let corrected = "QUIET   " + copy.filter { $0.kind == "agent_message_chunk" }.map(\.text).joined()
-        let screen = try await follower.unreadText { $0.contains("QUIET ~ no longer in the timeline: ") && $0.hasSuffix("\n" + corrected) }
-        #expect(screen.contains("\nQUIET   one one two two three three \n"), "the live text was shown: \(screen)")
-        let taken = try #require(screen.range(of: "QUIET ~ no longer in the timeline: "))
+        let corrected = "  " + copy.filter { $0.kind == "agent_message_chunk" }.map(\.text).joined()
+        let screen = try await follower.unreadText { $0.contains("\n~ no longer in the timeline: ") && $0.hasSuffix("\n" + corrected) }
+        #expect(screen.contains("\n  one one two two three three \n"), "the live text was shown: \(screen)")
+        let taken = try #require(screen.range(of: "\n~ no longer in the timeline: "))
         #expect(taken.upperBound < (screen.range(of: corrected, options: .backwards)?.lowerBound ?? taken.lowerBound),
                 "said to be taken back before the bridge's copy")
         #expect(await follower.stop() == 0)
