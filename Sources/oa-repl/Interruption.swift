@@ -1,3 +1,4 @@
+import Commands
 import Dispatch
 import Foundation
 import Synchronization
@@ -33,13 +34,14 @@ enum Interruption {
         }
     }
 
-    /// From now on, SIGINT and SIGTERM end the program with status 0 (a JSON-lines session has
-    /// nothing to finish: each line is written whole). Keep the result for as long as that should hold.
-    static func exitingOnSignals() -> [any DispatchSourceSignal] {
+    /// From now on, SIGINT and SIGTERM end the program with status 0, between two lines of
+    /// `output` (a JSON-lines session has nothing else to finish). Keep the result for as long as
+    /// that should hold.
+    static func exitingOnSignals(between output: StandardOutput) -> [any DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { exit(0) }
+            source.setEventHandler { output.exitBetweenLines(status: 0) }
             source.resume()
             return source
         }

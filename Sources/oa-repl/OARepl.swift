@@ -65,12 +65,15 @@ struct OARepl: AsyncParsableCommand {
             context.progress = { progressLine.show($0) }
         }
         if jsonl {
-            let signals = Interruption.exitingOnSignals()
-            await JSONLinesSession(context: context).run(input: StandardInput(), output: StandardOutput())
+            let output = StandardOutput()
+            let signals = Interruption.exitingOnSignals(between: output)
+            await JSONLinesSession(context: context).run(input: StandardInput(), output: output)
             withExtendedLifetime(signals) {}
             return
         }
-        var shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour)
+        // At a prompt: lines typed on a terminal, with no -c.
+        let interactive = commands.isEmpty && Terminal.inputIsTerminal
+        var shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour, interactive: interactive)
         if !commands.isEmpty {
             for command in commands {
                 if try await !shell.run(command) { throw ExitCode(1) }
@@ -78,14 +81,13 @@ struct OARepl: AsyncParsableCommand {
             }
             return
         }
-        guard Terminal.inputIsTerminal else {
+        guard interactive else {
             while let line = readLine(strippingNewline: true) {
                 if try await !shell.run(line) { throw ExitCode(1) }
                 if shell.finished { break }
             }
             return
         }
-        shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour, interactive: true)
         Terminal.writeOut("oa-repl: mirror \(context.mirrorPath). Type help, or quit; Tab completes.")
         let editor = LineEditor(historyPath: Self.historyPath())
         while let line = editor.readLine(prompt: "oa> ", completingFrom: context.completionWords()) {

@@ -1,5 +1,6 @@
 import Commands
 import Foundation
+import Synchronization
 
 /// Runs text commands one by one and prints their results: the REPL and script modes.
 struct ScriptShell {
@@ -14,7 +15,7 @@ struct ScriptShell {
     private(set) var finished = false
     let mirrorPath: String
 
-    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool = false) {
+    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool) {
         runner = CommandRunner(context: context)
         mirrorPath = context.mirrorPath
         self.mode = mode
@@ -36,8 +37,7 @@ struct ScriptShell {
             }
             switch result.feed {
             case .start(let request):
-                await follow(request)
-                return true
+                return await follow(request)
             case .stop:
                 Terminal.writeError("error: unsubscribe ends a JSON-lines subscription (oa-repl --jsonl); follow ends with Ctrl-C")
                 return false
@@ -59,9 +59,10 @@ struct ScriptShell {
     }
 
     /// Prints the conversation the request follows, then each change as it is committed, until
-    /// it is idle for its limit, or SIGINT or SIGTERM.
-    private mutating func follow(_ request: FeedRequest) async {
+    /// it is idle for its limit, or SIGINT or SIGTERM; false when reading the mirror failed.
+    private mutating func follow(_ request: FeedRequest) async -> Bool {
         let mirrorPath = mirrorPath
+        let failed = Atomic(false)
         let signal = await Interruption.run {
             let output = StandardOutput()
             var renderer = FollowRenderer(tagsSessions: request.sessionKey == nil)
@@ -74,6 +75,7 @@ struct ScriptShell {
             } catch {
                 await output.write(renderer.finish(), newline: false)
                 Terminal.writeError("error: \(CommandError.message(for: error))")
+                failed.store(true, ordering: .relaxed)
                 return
             }
             // Cancelled by a signal on a terminal, which echoed ^C: what comes next starts a line.
@@ -81,6 +83,7 @@ struct ScriptShell {
             await output.write(ending.isEmpty && Task.isCancelled && Terminal.outputIsTerminal ? "\n" : ending, newline: false)
         }
         if let signal, signal == SIGTERM || !interactive { finished = true }
+        return !failed.load(ordering: .relaxed)
     }
 
     /// `.mode table|json|markdown`.

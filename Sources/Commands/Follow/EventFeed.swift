@@ -1,25 +1,5 @@
 import MirrorStore
 
-/// What to follow and from where: what `follow` and `events.subscribe` hand their front end.
-public struct FeedRequest: Sendable, Equatable {
-    /// The key of the one session followed (stable when a session made offline gets the
-    /// bridge's id), or nil for every session.
-    public var sessionKey: Int64?
-    /// That session's id when the command ran.
-    public var sessionID: String?
-    /// Where the feed starts: after this position.
-    public var start: FeedPosition
-    /// Ends the feed after this long with nothing new; nil: it goes on until cancelled.
-    public var idleLimit: Duration?
-
-    public init(sessionKey: Int64?, sessionID: String?, start: FeedPosition, idleLimit: Duration?) {
-        self.sessionKey = sessionKey
-        self.sessionID = sessionID
-        self.start = start
-        self.idleLimit = idleLimit
-    }
-}
-
 /// The loop that follows the mirror for one follower: reads what was committed after its
 /// position, hands it over, and waits for the next change (no polling: `MirrorChangeSignal`).
 ///

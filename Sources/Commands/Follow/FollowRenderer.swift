@@ -65,7 +65,7 @@ public struct FollowRenderer {
     }
 
     private mutating func render(_ event: TimelineEvent, into output: inout String) {
-        shownOrdinals[event.eventID] = event.ordinal
+        shownOrdinals.set(event.ordinal, for: event.eventID)
         let update = SessionUpdate(rawBytes: event.updateJSON)
         let session = event.sessionID
         switch update.variant {
@@ -89,7 +89,7 @@ public struct FollowRenderer {
             openMessages[session]?.chunks.append((event.eventID, text))
             output += continued(text, session: session)
         case .toolCall(let call):
-            toolNames["\(session)\u{0}\(call.callID)"] = call.name
+            toolNames.set(call.name, for: "\(session)\u{0}\(call.callID)")
             entries(of: event, into: &output)
         case .toolCallUpdate(let call):
             let name = toolNames["\(session)\u{0}\(call.callID)"]
@@ -161,37 +161,5 @@ public struct FollowRenderer {
 
     private func linePrefix(_ session: String) -> String {
         tagsSessions ? Formatting.short(session) + " " : ""
-    }
-}
-
-/// A dictionary that keeps only its most recently set `capacity` keys: a long follow's memory
-/// stays bounded while what is on screen lately can still be named.
-struct RecentMap<Key: Hashable, Value> {
-    private var values: [Key: Value] = [:]
-    private var order: [Key] = []
-    private var head = 0
-    let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    subscript(key: Key) -> Value? {
-        get { values[key] }
-        set {
-            guard let newValue else {
-                values[key] = nil
-                return
-            }
-            if values.updateValue(newValue, forKey: key) == nil { order.append(key) }
-            if values.count > capacity, head < order.count {
-                values[order[head]] = nil
-                head += 1
-                if head >= capacity {
-                    order.removeFirst(head)
-                    head = 0
-                }
-            }
-        }
     }
 }

@@ -38,19 +38,34 @@ public final class MirrorChangeSignal: Sendable {
         let finished = DispatchSemaphore(value: 0)
         let thread = Thread { [watch = signal.watch, interval = signal.recheckInterval] in
             Thread.current.name = "oa-mirror-watch"
-            while watch.wait(timeout: interval) != .stopped {
+            // A commit writes the log first, then makes itself visible in the shared index
+            // (`-shm`, a mapped file: no notification). A follower woken by the write may look
+            // too early; a second wake-up once the writes have been quiet for a moment covers that.
+            var settling = false
+            while true {
+                switch watch.wait(timeout: settling ? Self.settleTime : interval) {
+                case .stopped:
+                    finished.signal()
+                    return
+                case .changed:
+                    settling = true
+                case .timedOut:
+                    settling = false
+                }
                 signal.bump()
             }
-            finished.signal()
         }
         thread.start()
         defer {
             signal.stop()
-            // The thread ends at once once stopped (its wait returns on the stop pipe).
+            // Stopped, the thread's wait returns at once (within 100 ms without the stop pipe).
             finished.wait()
         }
         return try await body(signal)
     }
+
+    /// How long after the last write of a commit the second wake-up comes.
+    static let settleTime = Duration.milliseconds(5)
 
     /// How many wake-ups there were so far.
     public var generation: Int { state.withLock { $0.generation } }

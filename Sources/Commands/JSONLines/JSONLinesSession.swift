@@ -26,7 +26,8 @@ public struct JSONLinesSession {
         await MirrorChangeSignal.withSignal(mirrorPath: mirrorPath) { signal in
             let reader = MirrorReader(mirrorPath: mirrorPath)
             let subscriptions = SubscriptionRegistry()
-            await withTaskGroup(of: Void.self) { group in
+            // Discarding: a long session that subscribes and unsubscribes keeps no finished task.
+            await withDiscardingTaskGroup { group in
                 while let line = await input.nextLine() {
                     let (answer, result) = await answer(line)
                     switch result?.feed {
@@ -51,11 +52,12 @@ public struct JSONLinesSession {
                     case nil:
                         break
                     }
-                    if let answer { await output.write(answer.line) }
                     if result?.quits == true {
-                        group.cancelAll()
-                        return
+                        // Every subscription over first: nothing comes after the answer.
+                        for number in subscriptions.endAll() { await subscriptions.waitUntilGone(number) }
                     }
+                    if let answer { await output.write(answer.line) }
+                    if result?.quits == true { return }
                 }
             }
         }

@@ -7,6 +7,7 @@ public actor StandardInput {
     private let executor = ThreadExecutor(name: "oa-stdin")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
+    /// Standard input, as the process has it.
     public init() {}
 
     /// The next line without its newline, or nil at the end of input.
@@ -21,21 +22,37 @@ public actor StandardInput {
 public actor StandardOutput {
     private let executor = ThreadExecutor(name: "oa-stdout")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    /// Held while a line is written: `exitBetweenLines` takes it so as not to cut one.
+    private nonisolated let writing = NSLock()
 
+    /// Standard output, as the process has it.
     public init() {}
 
     /// Writes `text`, then a newline unless `newline` is false.
     public func write(_ text: String, newline: Bool = true) {
         var bytes = Array(text.utf8)
         if newline { bytes.append(0x0A) }
+        writing.lock()
+        defer { writing.unlock() }
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
+            if written >= 0 {
+                offset += written
+            } else if errno == EAGAIN {
+                // A standard output left non-blocking by whoever gave it: wait until it takes more.
+                var ready = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, 1000)
+            } else if errno != EINTR {
                 return
             }
-            offset += written
         }
+    }
+
+    /// Ends the process with `status` once the line being written, if any, is whole (waiting
+    /// for that at most `patience`: a reader that stopped reading does not hold the exit up).
+    public nonisolated func exitBetweenLines(status: Int32, patience: Duration = .seconds(2)) -> Never {
+        _ = writing.lock(before: Date(timeIntervalSinceNow: patience.seconds))
+        exit(status)
     }
 }

@@ -34,6 +34,12 @@ final class SubscriptionRegistry: Sendable {
         return found
     }
 
+    /// Tells every subscription's feed to end; returns their numbers.
+    func endAll() -> [Int] {
+        let numbers = state.withLock { Array($0.entries.keys) }
+        return numbers.filter(end)
+    }
+
     /// Returns once `end(number)` was called, or the task is cancelled.
     func waitForEnd(_ number: Int) async {
         await withTaskCancellationHandler {

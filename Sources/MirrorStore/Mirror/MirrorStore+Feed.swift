@@ -1,71 +1,3 @@
-/// How far a follower of the mirror has read: the highest event id and change-log id it has seen,
-/// and what it needs to tell which removed events it was given.
-public struct FeedPosition: Sendable, Equatable {
-    /// Events up to this id were read (or skipped as another session's).
-    public var eventID: Int64
-    /// Changes of the change log up to this id were read.
-    public var changeID: Int64
-    /// Events at or below this id were never given to the follower (it started after them).
-    var floorEventID: Int64 = 0
-    /// Ranges of events read from a snapshot whose earlier changes were not all read yet (a long
-    /// backlog, read in pages): an event of such a range removed or confirmed by one of those
-    /// changes was read as that change left it (gone, or confirmed). Empty while following live.
-    var pendingReads: [PendingRead] = []
-
-    /// After event `eventID` and change `changeID`; the follower had every event up to `eventID`.
-    public init(eventID: Int64, changeID: Int64) {
-        self.eventID = eventID
-        self.changeID = changeID
-    }
-
-    /// Before everything the mirror holds.
-    public static let start = FeedPosition(eventID: 0, changeID: 0)
-
-    /// Whether the follower was given event `changed` before change `changeID` (which removed
-    /// or confirmed it): if it was read after that change, it was read as the change left it.
-    func gave(eventID changed: Int64, before changeID: Int64) -> Bool {
-        guard changed > floorEventID, changed <= eventID else { return false }
-        guard let read = pendingReads.first(where: { changed > $0.afterEventID && changed <= $0.upToEventID }) else { return true }
-        return changeID > read.snapshotChangeID
-    }
-
-    /// Events in `(afterEventID, upToEventID]`, read from a snapshot that held changes up to `snapshotChangeID`.
-    struct PendingRead: Sendable, Equatable {
-        var afterEventID: Int64
-        var upToEventID: Int64
-        var snapshotChangeID: Int64
-    }
-}
-
-/// One change to the mirror, as a follower sees it, in commit order.
-public enum FeedItem: Sendable, Equatable {
-    /// An event committed to a timeline.
-    case appended(TimelineEvent)
-    /// An event the follower was given earlier is gone: a refetch replaced a provisional tail, or
-    /// a dropped prompt took its echo.
-    case removed(eventID: Int64, sessionID: String)
-    /// A provisional event the follower was given (a stock bridge's live update) is confirmed.
-    case confirmed(eventID: Int64, sessionID: String)
-    /// A queued prompt was added, changed state, or was dropped (`state` is then `dropped`).
-    case outboxChanged(outboxID: Int64, sessionID: String, state: String)
-
-    /// The session the change belongs to.
-    public var sessionID: String {
-        switch self {
-        case .appended(let event): event.sessionID
-        case .removed(_, let sessionID), .confirmed(_, let sessionID), .outboxChanged(_, let sessionID, _): sessionID
-        }
-    }
-}
-
-/// What a follower reads next: items in commit order, and the position after them.
-public struct FeedPage: Sendable, Equatable {
-    public var items: [FeedItem]
-    public var position: FeedPosition
-    /// True when the page stopped at its limit: more is waiting, read again at once.
-    public var isPartial: Bool
-}
-
 extension MirrorStore {
     /// Where a follower that wants only what comes next starts: after everything committed.
     public func feedEnd() throws -> FeedPosition {
@@ -77,10 +9,13 @@ extension MirrorStore {
     }
 
     /// Where a follower that had every event up to `eventID` goes on from: after that event and
-    /// the changes committed before it.
+    /// the changes committed before it (an id not handed out yet counts as the last one that was).
     public func feedPosition(afterEvent eventID: Int64) throws -> FeedPosition {
-        let changeID = try database.scalarInt64("SELECT max(change_id) FROM change_log WHERE after_event_id < ?", [eventID])
-        return FeedPosition(eventID: eventID, changeID: changeID ?? 0)
+        try read {
+            let eventID = min(eventID, try handedOutEventID())
+            let changeID = try database.scalarInt64("SELECT max(change_id) FROM change_log WHERE after_event_id < ?", [eventID])
+            return FeedPosition(eventID: eventID, changeID: changeID ?? 0)
+        }
     }
 
     /// The session's key that a follower of one session filters by (stable when a session made
@@ -152,7 +87,7 @@ extension MirrorStore {
             next.eventID = horizon
             next.changeID = keptChanges.last?.changeID ?? position.changeID
             if horizon > position.eventID && snapshotChangeID > next.changeID {
-                next.pendingReads.append(.init(afterEventID: position.eventID, upToEventID: horizon, snapshotChangeID: snapshotChangeID))
+                next.addPendingRead(after: position.eventID, upTo: horizon, snapshotChangeID: snapshotChangeID)
             }
             next.pendingReads.removeAll { $0.snapshotChangeID <= next.changeID }
             return FeedPage(items: items, position: next,

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Tells a reader in another process when the mirror may have changed, without polling: every
 /// commit appends to the mirror's write-ahead log (`<mirror>-wal`), a checkpoint truncates it, and
@@ -30,12 +31,16 @@ public final class MirrorFileWatch: Sendable {
     private let stopWriter: Int32
     /// The names in the directory that matter: the mirror, its write-ahead log and its rollback journal.
     private let names: Set<String>
+    /// Set by `stop()`: seen by every wait, even without the pipe.
+    private let stopped = Atomic(false)
 
     /// True when changes are reported as they happen (inotify), false when only timeouts wake a wait.
     public var reportsChanges: Bool { notifications >= 0 }
 
-    /// Watches the directory of the mirror at `mirrorPath` (which need not exist yet).
+    /// Watches the directory of the mirror at `mirrorPath` (which need not exist yet); a symbolic
+    /// link is followed, as SQLite follows it to write the log beside the file it names.
     public init(mirrorPath: String) {
+        let mirrorPath = Self.resolvingLinks(mirrorPath)
         let slash = mirrorPath.lastIndex(of: "/")
         let directory = slash.map { $0 == mirrorPath.startIndex ? "/" : String(mirrorPath[..<$0]) } ?? "."
         let name = slash.map { String(mirrorPath[mirrorPath.index(after: $0)...]) } ?? mirrorPath
@@ -60,8 +65,11 @@ public final class MirrorFileWatch: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
+            if stopped.load(ordering: .acquiring) { return .stopped }
             let left = clock.now.duration(to: deadline)
-            let milliseconds = left <= .zero ? 0 : Int32(clamping: left.milliseconds + 1)
+            // Without the stop pipe, a stop is seen within 100 ms.
+            let cap: Int64 = stopReader >= 0 ? .max : 100
+            let milliseconds = left <= .zero ? 0 : Int32(clamping: min(cap, left.milliseconds + 1))
             var descriptors = [pollfd(fd: stopReader, events: Int16(POLLIN), revents: 0)]
             if notifications >= 0 { descriptors.append(pollfd(fd: notifications, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
@@ -70,7 +78,10 @@ public final class MirrorFileWatch: Sendable {
                 return .timedOut
             }
             if descriptors[0].revents != 0 { return .stopped }
-            if ready == 0 { return .timedOut }
+            if ready == 0 {
+                if clock.now < deadline { continue }
+                return .timedOut
+            }
             if descriptors.count > 1, descriptors[1].revents != 0, readNotifications() { return .changed }
             if clock.now >= deadline { return .timedOut }
         }
@@ -78,8 +89,9 @@ public final class MirrorFileWatch: Sendable {
 
     /// Ends the current wait and every later one with `.stopped`.
     public func stop() {
+        stopped.store(true, ordering: .releasing)
         var byte: UInt8 = 1
-        _ = write(stopWriter, &byte, 1)
+        if stopWriter >= 0 { _ = write(stopWriter, &byte, 1) }
     }
 
     /// Reads every waiting notification; true when one was about the mirror's files (or some were lost).
@@ -107,6 +119,13 @@ public final class MirrorFileWatch: Sendable {
         #else
         return true
         #endif
+    }
+
+    /// `path` with every symbolic link followed, or as it is when it cannot be (it does not exist yet).
+    private static func resolvingLinks(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// An inotify descriptor watching `directory` for writes and for files appearing or going,
