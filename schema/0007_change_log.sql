@@ -5,17 +5,22 @@
 -- * 'event_removed': an event was deleted (a stock bridge's refetch replaced a provisional tail, a
 --   queued prompt was dropped with its echo);
 -- * 'event_confirmed': a provisional event (a stock bridge's live update) was confirmed by a refetch;
--- * 'outbox': a queued prompt was added, changed state, or was dropped (state 'dropped').
+-- * 'outbox': a queued prompt was added, changed state, or was dropped (state 'dropped');
+-- * 'session_merged': a session made offline was merged into the bridge's session of the same
+--   conversation (written by the store, which alone knows where it went).
 -- Appends are not logged: the catch-up writes millions of events, and their ids say it all.
 CREATE TABLE change_log (
     -- Increasing in commit order, never reused (AUTOINCREMENT: even after old rows are pruned).
     change_id           INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind                TEXT NOT NULL CHECK (kind IN ('event_removed', 'event_confirmed', 'outbox')),
+    kind                TEXT NOT NULL CHECK (kind IN ('event_removed', 'event_confirmed', 'outbox', 'session_merged')),
     session_no          INTEGER,
     -- The removed or confirmed event.
     event_id            INTEGER,
     outbox_id           INTEGER,
     state               TEXT,
+    -- A merged session: its id (it is gone) and the session its events went to.
+    merged_session_id   TEXT,
+    into_session_no     INTEGER,
     -- The highest event id handed out when the change was made: events up to it came before the
     -- change in commit order, events above it after (a reader merges the two in that order).
     after_event_id      INTEGER NOT NULL,

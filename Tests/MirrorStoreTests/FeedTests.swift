@@ -37,6 +37,7 @@ struct FeedTests {
             case .appended(let event): event.text
             case .removed(let eventID, _): "removed \(eventID)"
             case .confirmed(let eventID, _): "confirmed \(eventID)"
+            case .sessionMerged(let sessionID, let into): "\(sessionID) merged into \(into)"
             case .outboxChanged(let outboxID, _, let state): "prompt \(outboxID) \(state)"
             }
         }
@@ -119,6 +120,19 @@ struct FeedTests {
         let (next, _) = try readAll(after: position, sessionKey: key)
         #expect(texts(next) == ["answer"])
         #expect(next.map(\.sessionID) == ["server-1"])
+    }
+
+    @Test("a session made offline merged into the bridge's: its follower is told where it went")
+    func merged() throws {
+        try writer.createLocalSession(id: "local-1")
+        try writer.enqueuePrompt(sessionID: "local-1", text: "new", clientMessageID: "m1", localEcho: messageEvent("local-1", text: "made offline"))
+        try writer.appendEvents([messageEvent("server-1", seq: 1, text: "the bridge's first")])
+        let key = try #require(try reader.sessionKey(of: "local-1"))
+        let (first, position) = try readAll(after: .start, sessionKey: key)
+        #expect(texts(first) == ["made offline", "prompt 1 queued"])
+        try writer.remapSession(localID: "local-1", to: "server-1")
+        #expect(texts(try readAll(after: position, sessionKey: key).0) == ["local-1 merged into server-1"])
+        #expect(texts(try readAll(after: position).0) == ["local-1 merged into server-1"])
     }
 
     @Test("after an event id: what came after it, changes included")

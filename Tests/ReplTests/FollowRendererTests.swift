@@ -4,7 +4,8 @@ import Testing
 @testable import MirrorStore
 
 /// `follow`'s text, for changes a live session makes: chunks that continue a message, another
-/// session cutting in, a tool call and its result, a refetch taking chunks back, a prompt's states.
+/// session cutting in, a tool call and its result, a refetch taking chunks back, a prompt's
+/// states, a session made offline merged into the bridge's.
 @Suite("follow's conversation view as events arrive")
 struct FollowRendererTests {
     private var nextID: Int64 = 0
@@ -50,6 +51,7 @@ struct FollowRendererTests {
                 [.removed(eventID: nextID - 1, sessionID: "5f0c1a2b-aaaa"), .removed(eventID: nextID, sessionID: "5f0c1a2b-aaaa"),
                  .confirmed(eventID: nextID - 2, sessionID: "5f0c1a2b-aaaa")],
                 [chunk("5f0c1a2b-aaaa", "and right.")],
+                [.sessionMerged(sessionID: "5f0c1a2b-aaaa", into: "0bd1e5e5-cccc")],
             ]
             transcript += "--- tagged: \(tags)\n"
             for items in batches where !items.isEmpty {

@@ -13,6 +13,8 @@ public enum EventFeed {
         case idle
         /// The task was cancelled, or the signal stopped.
         case stopped
+        /// The session followed, made offline, was merged into the bridge's session `into`.
+        case merged(into: String)
     }
 
     /// Events (and changes) per read: enough for a burst, small enough for one line of JSON.
@@ -38,6 +40,9 @@ public enum EventFeed {
                 if !page.items.isEmpty {
                     try await deliver(page.items)
                     lastNews = clock.now
+                }
+                if request.sessionKey != nil, let into = page.items.lazy.compactMap(\.mergedInto).first {
+                    return .merged(into: into)
                 }
                 if page.isPartial { continue }
             }
@@ -77,5 +82,12 @@ public enum EventFeed {
             group.cancelAll()
             return first
         }
+    }
+}
+
+extension FeedItem {
+    /// Where the session went, for a merge.
+    fileprivate var mergedInto: String? {
+        if case .sessionMerged(_, let into) = self { into } else { nil }
     }
 }

@@ -50,6 +50,11 @@ public struct FollowRenderer {
             case .confirmed:
                 // Shown as it came; confirmed, it stays as it is.
                 index += 1
+            case .sessionMerged(let sessionID, let into):
+                openMessages[sessionID] = nil
+                block("~ this session, made here, is now part of the bridge's \(into) (follow \(Formatting.short(into)))",
+                      session: sessionID, into: &output)
+                index += 1
             case .outboxChanged(let outboxID, let sessionID, let state):
                 block("~ prompt \(outboxID): \(state)", session: sessionID, into: &output)
                 index += 1

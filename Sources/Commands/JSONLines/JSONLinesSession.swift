@@ -79,7 +79,11 @@ public struct JSONLinesSession {
                             await output.write(line)
                         }
                     }
-                    ending = end == .idle ? FeedNotifications.ended(subscription: subscription, reason: "idle") : nil
+                    ending = switch end {
+                    case .idle: FeedNotifications.ended(subscription: subscription, reason: "idle")
+                    case .merged(let into): FeedNotifications.ended(subscription: subscription, reason: "merged", into: into)
+                    case .stopped: nil
+                    }
                 } catch {
                     ending = FeedNotifications.ended(subscription: subscription, reason: "error", message: CommandError.message(for: error))
                 }

@@ -9,12 +9,16 @@ public enum FeedItem: Sendable, Equatable {
     case confirmed(eventID: Int64, sessionID: String)
     /// A queued prompt was added, changed state, or was dropped (`state` is then `dropped`).
     case outboxChanged(outboxID: Int64, sessionID: String, state: String)
+    /// A session made offline was merged into the bridge's session `into`: its events (which
+    /// keep their ids) and prompts are that session's now, and it is gone.
+    case sessionMerged(sessionID: String, into: String)
 
     /// The session the change belongs to.
     public var sessionID: String {
         switch self {
         case .appended(let event): event.sessionID
-        case .removed(_, let sessionID), .confirmed(_, let sessionID), .outboxChanged(_, let sessionID, _): sessionID
+        case .removed(_, let sessionID), .confirmed(_, let sessionID), .outboxChanged(_, let sessionID, _),
+             .sessionMerged(let sessionID, _): sessionID
         }
     }
 }

@@ -36,15 +36,17 @@ extension MirrorStore {
             let snapshotChangeID = try latestChangeID()
             let changes = try database.query(
                 """
-                SELECT c.change_id, c.kind, c.session_no, c.event_id, c.outbox_id, c.state, c.after_event_id, s.session_id
+                SELECT c.change_id, c.kind, c.session_no, c.event_id, c.outbox_id, c.state, c.after_event_id,
+                       coalesce(s.session_id, c.merged_session_id), into_s.session_id
                 FROM change_log c LEFT JOIN sessions s ON s.session_no = c.session_no
+                    LEFT JOIN sessions into_s ON into_s.session_no = c.into_session_no
                 WHERE c.change_id > ? ORDER BY c.change_id LIMIT ?
                 """,
                 [position.changeID, limit]
             ) { row in
                 LoggedChange(changeID: row.int64(0), kind: row.string(1), sessionNo: row.optionalInt64(2), eventID: row.optionalInt64(3),
                              outboxID: row.optionalInt64(4), state: row.optionalString(5), afterEventID: row.int64(6),
-                             sessionID: row.optionalString(7) ?? "")
+                             sessionID: row.optionalString(7) ?? "", intoSessionID: row.optionalString(8))
             }
             // Changes at the limit: events after the last one read wait for the next page, as do
             // changes that come after events beyond the limit.
@@ -129,6 +131,8 @@ private struct LoggedChange {
     var state: String?
     var afterEventID: Int64
     var sessionID: String
+    /// Where a merged session went.
+    var intoSessionID: String?
 
     /// The item a follower at `position` gets, if any (none for an event it was never given).
     func item(givenBefore position: FeedPosition) -> FeedItem? {
@@ -142,6 +146,9 @@ private struct LoggedChange {
         case "outbox":
             guard let outboxID, let state else { return nil }
             return .outboxChanged(outboxID: outboxID, sessionID: sessionID, state: state)
+        case "session_merged":
+            guard let intoSessionID else { return nil }
+            return .sessionMerged(sessionID: sessionID, into: intoSessionID)
         default:
             return nil
         }

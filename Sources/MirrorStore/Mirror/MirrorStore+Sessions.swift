@@ -104,6 +104,15 @@ extension MirrorStore {
                     [serverNo, localNo, first, offset]
                 )
                 try database.run("UPDATE outbox SET session_id = ? WHERE session_id = ?", [serverID, localID])
+                // Followers of the local session learn where it went.
+                try database.run(
+                    """
+                    INSERT INTO change_log (kind, session_no, merged_session_id, into_session_no, after_event_id, changed_at)
+                    VALUES ('session_merged', ?1, ?2, ?3, coalesce((SELECT value FROM counters WHERE name = 'event_id'), 0),
+                            CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
+                    """,
+                    [localNo, localID, serverNo]
+                )
                 try database.run("DELETE FROM sessions WHERE session_no = ?", [localNo])
                 try database.run(
                     "UPDATE sessions SET local_event_count = (SELECT count(*) FROM events WHERE session_no = ?1) WHERE session_no = ?1",
