@@ -32,6 +32,8 @@ public struct JSONLinesSession {
                     let (answer, result) = await answer(line)
                     switch result?.feed {
                     case .start(let request):
+                        // Sent as a notification, it would give its notifications a number the client never learns.
+                        guard answer != nil else { continue }
                         let number = subscriptions.add()
                         if let answer, case .object(let members) = result?.json.kind {
                             let numbered = JSONValue.object([JSONMember("subscription", .number(number))] + members)
