@@ -179,6 +179,27 @@ struct FollowTests {
         #expect(await follower.stop() == 0)
     }
 
+    @Test("a mirror removed and made anew under a subscriber ends its subscription with the reason, not silently")
+    func mirrorReplaced() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        try MirrorStore(path: mirror).appendEvents([chunkEvent("S", "first mirror ")])
+        let (subscriber, _) = try await ReplSession.subscriber(of: mirror, ["session_id": "S"])
+        var feed = FeedLog()
+        try await feed.read(from: subscriber) { $0.texts == ["first mirror "] }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: mirror + suffix) }
+        try MirrorStore(path: mirror).appendEvents([chunkEvent("S", "second mirror ")])
+        var ended: JSONValue?
+        while ended == nil {
+            let line = try await subscriber.nextJSON()
+            if line["method"]?.stringValue == "events.ended" { ended = line["params"] }
+            #expect(line["method"]?.stringValue != "events.appended", "nothing of another mirror: \(line)")
+        }
+        #expect(ended?["reason"]?.stringValue == "error")
+        #expect(ended?["message"]?.stringValue?.contains("was removed or replaced while being followed") == true)
+        #expect(await subscriber.stop() == 0)
+    }
+
     @Test("a subscriber that does not read makes the feed wait, in bounded memory, and loses nothing")
     func backPressure() async throws {
         let directory = try TemporaryDirectory()
