@@ -181,6 +181,15 @@ let package = Package(
             path: "tools/repl-bench"
         ),
         .executableTarget(
+            name: "oa-follow-bench",
+            dependencies: [
+                "ToolSupport",
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/follow-bench"
+        ),
+        .executableTarget(
             name: "oa-sync-bench",
             dependencies: [
                 "ToolSupport",

@@ -135,6 +135,26 @@ struct FeedTests {
         #expect(texts(try readAll(after: position).0) == ["local-1 merged into server-1"])
     }
 
+    @Test("one session's follower reads the same whether the session or the range of ids is the shorter")
+    func oneSessionEitherWay() throws {
+        // "long" has 40 events, "short" 2, among 60 of "other"; the reads below go through the
+        // session's index (a range wider than the session) and through the range (narrower).
+        try writer.appendEvents((0..<60).map { messageEvent($0 % 3 == 0 ? "long" : "other", text: "old \($0)") })
+        try writer.appendEvents((0..<20).map { messageEvent("long", text: "older \($0)") } + [messageEvent("short", text: "s0")])
+        let now = try reader.feedEnd()
+        try writer.appendEvents([messageEvent("long", text: "l1"), messageEvent("other", text: "o1"), messageEvent("short", text: "s1")])
+        try writer.appendEvents([messageEvent("other", text: "o2"), messageEvent("long", text: "l2")])
+        for (session, expectedFromStart, expectedLive) in [("long", 42, ["l1", "l2"]), ("short", 2, ["s1"])] {
+            let key = try #require(try reader.sessionKey(of: session))
+            for limit in [1, 500] {
+                let (fromStart, _) = try readAll(after: .start, sessionKey: key, limit: limit)
+                #expect(fromStart.count == expectedFromStart, "\(session), pages of \(limit)")
+                #expect(Set(fromStart.map(\.sessionID)) == [session])
+                #expect(texts(try readAll(after: now, sessionKey: key, limit: limit).0) == expectedLive, "\(session), pages of \(limit)")
+            }
+        }
+    }
+
     @Test("after an event id: what came after it, changes included")
     func afterEventID() throws {
         try writer.appendEvents([messageEvent("a", seq: 1, text: "one")])

@@ -52,7 +52,7 @@ extension MirrorStore {
             // changes that come after events beyond the limit.
             var horizon = changes.count == limit ? min(lastEventID, changes.last?.afterEventID ?? lastEventID) : lastEventID
             horizon = max(horizon, position.eventID)
-            let sessionFilter = sessionKey == nil ? "" : "AND e.session_no = ?3"
+            let sessionFilter = try sessionFilter(sessionKey, idRange: horizon - position.eventID)
             let statement = try database.cachedStatement(
                 """
                 SELECT \(Self.eventColumns) FROM \(Self.eventsWithSessions)
@@ -108,6 +108,19 @@ extension MirrorStore {
             )
             return database.changes
         }
+    }
+
+    /// The condition that keeps one session's events (`?3`) among those `feed` reads, written so
+    /// that SQLite takes whichever way reads fewer entries: the session's index (every event of
+    /// the session, filtered by id) or the range of ids (every session's events in it, filtered
+    /// by session; `+` keeps SQLite from using the index for the term). Without statistics it
+    /// always took the index, whose cost grows with the session: while following a session of
+    /// 100,000 events live, each read took 18 ms and the follower a whole core, where the range
+    /// of what was committed since the last read is a few rows.
+    private func sessionFilter(_ sessionKey: Int64?, idRange: Int64) throws -> String {
+        guard let sessionKey else { return "" }
+        let sessionEvents = try database.scalarInt64("SELECT local_event_count FROM sessions WHERE session_no = ?", [sessionKey]) ?? 0
+        return idRange <= sessionEvents ? "AND +e.session_no = ?3" : "AND e.session_no = ?3"
     }
 
     /// The highest event id ever handed out (events never get a lower one later).
