@@ -30,13 +30,13 @@ struct FollowTests {
         }
         var feed = FeedLog()
         var sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
+        try await sync.waitForState("live")
         try await append(0..<40)
         try await feed.read(from: follower) { $0.texts.contains("live 39 ") }
         #expect(sync.terminate() == 0)
         try await append(40..<80)
         sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
+        try await sync.waitForState("live")
         try await append(80..<120)
         try await feed.read(from: follower) { $0.texts.contains("live 119 ") }
         #expect(sync.terminate() == 0)
@@ -53,7 +53,7 @@ struct FollowTests {
 
     @Test("a subscriber gets all of 10,000 events committed in a burst, none lost or repeated")
     func burst() async throws {
-        let live = try LiveSampleSync(flavor: "cursor")
+        let live = try await LiveSampleSync(flavor: "cursor")
         let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
         let (follower, _) = try await ReplSession.subscriber(of: mirror, ["after": "now"])
         try await SimulatorControl.withConnection(to: simulator.url) { control in
@@ -70,7 +70,7 @@ struct FollowTests {
 
     @Test("a stock bridge's refetch takes back a provisional tail: subscribers and follow show the bridge's copy")
     func refetchReplacement() async throws {
-        let live = try LiveSampleSync(flavor: "stock")
+        let live = try await LiveSampleSync(flavor: "stock")
         let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
         let (subscriber, _) = try await ReplSession.subscriber(of: mirror, ["after": "now"])
         // A session of its own (the stock bridge orders events of one millisecond as it likes).
@@ -117,7 +117,7 @@ struct FollowTests {
 
     @Test("a script queues a prompt, hears it delivered and reads the reply as it streams, through --jsonl only")
     func promptAndReply() async throws {
-        let live = try LiveSampleSync(flavor: "cursor")
+        let live = try await LiveSampleSync(flavor: "cursor")
         let mirror = live.mirror
         let script = try ReplSession(["--db", mirror, "--jsonl"])
         try script.request(1, "events.subscribe", ["session_id": "798c", "after": "now"])
@@ -145,7 +145,7 @@ struct FollowTests {
 
     @Test("docs/examples/ask.py queues a prompt and prints the reply as it streams, with nothing but oa-repl --jsonl")
     func askExample() async throws {
-        let live = try LiveSampleSync(flavor: "cursor")
+        let live = try await LiveSampleSync(flavor: "cursor")
         let mirror = live.mirror
         let path = BuildProducts.directory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let outcome = try await ProgramRun.runOffPool(

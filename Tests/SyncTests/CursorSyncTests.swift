@@ -57,7 +57,7 @@ struct CursorSyncTests {
 
     @Test("live updates, duplicated and reordered ones included, are applied once, in order")
     func liveUpdates() async throws {
-        let live = try LiveSampleSync(flavor: "cursor")
+        let live = try await LiveSampleSync(flavor: "cursor")
         let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("normal \($0)") })
@@ -77,7 +77,7 @@ struct CursorSyncTests {
 
     @Test("a live update without a seq is not kept provisionally: the history decides")
     func liveUpdateWithoutSeq() async throws {
-        let live = try LiveSampleSync(flavor: "cursor")
+        let live = try await LiveSampleSync(flavor: "cursor")
         let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             let seqless = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"LIVE","update":"#
@@ -106,7 +106,7 @@ struct CursorSyncTests {
             // Small pages: the catch-up is still paging while thousands of notifications arrive, more
             // than the client buffers; its answers queue behind them.
             let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "100"])
-            try sync.waitForState("syncing")
+            try await sync.waitForState("syncing")
             let burst = try await control.call("burst", ["session_id": "BURST", "count": 10_000, "bytes": 300])
             let lastSeq = try #require(burst["last_seq"]?.int64Value)
             let store = try MirrorStore(path: mirror, mode: .readOnly)
@@ -119,15 +119,15 @@ struct CursorSyncTests {
 
     @Test("events made while oa-sync was cut off arrive after it reconnects, from its cursor")
     func eventsWhileOffline() async throws {
-        let live = try LiveSampleSync(flavor: "cursor")
+        let live = try await LiveSampleSync(flavor: "cursor")
         let (simulator, mirror, sync) = (live.simulator, live.mirror, live.sync)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("refuse_connections", ["ms": 600_000])
             try await control.call("drop_connections")
-            try sync.waitForState("offline")
+            try await sync.waitForState("offline")
             try await control.append("WHILE-OFFLINE", (0..<120).map { SimulatorControl.chunk("offline \($0)") })
             try await control.call("refuse_connections", ["ms": 0])
-            let caughtUp = try sync.waitForLog { $0["message"]?.stringValue == "caught up" }
+            let caughtUp = try await sync.waitForLog { $0["message"]?.stringValue == "caught up" }
             #expect(caughtUp["events"]?.stringValue == "120", "resumed from the cursor, not from zero")
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
             #expect(sync.terminate() == 0)

@@ -79,8 +79,8 @@ struct DNSSDTests {
         let sync = try OASyncProcess(bridge: "dnssd:Moving Desktop", database: mirror, extraArguments: ["--discover-timeout-ms", "1000"],
                                      namespace: namespace)
         defer { sync.terminate() }
-        try sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(first.port)/" }
-        try sync.waitForState("live")
+        try await sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(first.port)/" }
+        try await sync.waitForState("live")
         first.stop()
 
         // While it is away, its history grows (through a simulator outside the namespace, on the same file).
@@ -93,8 +93,8 @@ struct DNSSDTests {
         let second = try SimulatorProcess(flavor: "cursor", database: history, port: first.port == 65_535 ? 20_000 : first.port + 1,
                                           extraArguments: ["--advertise", "Moving Desktop"], namespace: namespace)
         defer { second.stop() }
-        try sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(second.port)/" }
-        try sync.waitForState("live")
+        try await sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(second.port)/" }
+        try await sync.waitForState("live")
         #expect(sync.terminate() == 0)
         try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: history)
     }

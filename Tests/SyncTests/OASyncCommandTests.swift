@@ -64,12 +64,12 @@ struct OASyncCommandTests {
     }
 
     @Test("a second oa-sync on the same mirror is refused (exit 3); a reader is not")
-    func lock() throws {
+    func lock() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
         let first = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try first.waitForState("live")
+        try await first.waitForState("live")
         let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(second.status == 3)
         #expect(second.standardError.contains("another oa-sync (pid"))

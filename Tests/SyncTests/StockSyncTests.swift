@@ -42,7 +42,7 @@ struct StockSyncTests {
             try queuePrompt(store, session: sessionID, text: "local prompt, kept by the mirror")
         }
         let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
+        try await sync.waitForState("live")
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.append(sessionID, (0..<20).map { SimulatorControl.chunk("live \($0)") }, delivery: "duplicate")
             try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
@@ -77,10 +77,10 @@ struct StockSyncTests {
             // fetches, and among the notifications applied after it.
             try await control.call("set_reply_delay", ["ms": 1000])
             let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-            try sync.waitForState("syncing")
+            try await sync.waitForState("syncing")
             try await control.append(sessionID, [SimulatorControl.chunk("said once")])
             try await control.call("set_reply_delay", ["ms": 0])
-            try sync.waitForState("live")
+            try await sync.waitForState("live")
             // A refetch asked for after the update came (during the catch-up or, once quiet, after it)
             // decides what stays: the update once, confirmed.
             let store = try MirrorStore(path: mirror, mode: .readOnly)
@@ -104,7 +104,7 @@ struct StockSyncTests {
             try await control.call("close_after_frames", ["frames": .number(frames)])
             let mirror = directory.path("mirror.sqlite")
             let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-            try sync.waitForState("live")
+            try await sync.waitForState("live")
             sync.kill()
             try await control.call("close_after_frames", ["frames": nil])
             try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in

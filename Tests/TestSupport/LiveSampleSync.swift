@@ -7,11 +7,11 @@ public struct LiveSampleSync {
     public let mirror: String
     public let sync: OASyncProcess
 
-    public init(flavor: String) throws {
+    public init(flavor: String) async throws {
         directory = try TemporaryDirectory()
         simulator = try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
         mirror = directory.path("mirror.sqlite")
         sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-        try sync.waitForState("live")
+        try await sync.waitForState("live")
     }
 }

@@ -49,17 +49,17 @@ public final class OASyncProcess {
     /// Reads log lines until one satisfies `predicate`; fails if the process ends first, or when
     /// no such line came within `timeout`.
     @discardableResult
-    public func waitForLog(timeout: Duration = .seconds(60), _ predicate: (JSONValue) -> Bool) throws -> JSONValue {
+    public func waitForLog(timeout: Duration = .seconds(60), _ predicate: (JSONValue) -> Bool) async throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let line = try readLine(before: deadline)
+            let line = try await readLine(before: deadline)
             if let json = try? JSONParser.parse(line), predicate(json) { return json }
         }
     }
 
     /// Waits for the engine to reach `state`.
-    public func waitForState(_ state: String, timeout: Duration = .seconds(60)) throws {
-        try waitForLog(timeout: timeout) { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == state }
+    public func waitForState(_ state: String, timeout: Duration = .seconds(60)) async throws {
+        try await waitForLog(timeout: timeout) { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == state }
     }
 
     /// SIGTERM, then waits (reading what it logs meanwhile, so that a full pipe cannot hold it
@@ -89,8 +89,9 @@ public final class OASyncProcess {
 
     public var isRunning: Bool { process.isRunning }
 
-    /// The next line it logged, waiting for it until `deadline`.
-    private func readLine(before deadline: ContinuousClock.Instant) throws -> String {
-        try logReader.nextLine(before: deadline, program: "oa-sync") { process.isRunning }
+    /// The next line it logged, waiting for it until `deadline` (sleeping the task, not a thread
+    /// of the cooperative pool, which the tests share).
+    private func readLine(before deadline: ContinuousClock.Instant) async throws -> String {
+        try await logReader.nextLine(before: deadline, program: "oa-sync") { process.isRunning }
     }
 }

@@ -2,8 +2,7 @@ import Foundation
 
 /// Reads the lines a process writes, as they come, from a file it writes to or from the read end
 /// of its pipe: what is there is read without blocking, and when nothing is, it looks again every
-/// 10 ms until a line is there or the deadline passes (sleeping the thread, or, from async code,
-/// the task). Its output in a file, the process never
+/// 10 ms until a line is there or the deadline passes (sleeping the task, not the thread). Its output in a file, the process never
 /// waits for the test to read, and no process left behind can keep a read from ending.
 final class OutputLineReader {
     private let descriptor: Int32
@@ -41,15 +40,8 @@ final class OutputLineReader {
         close(descriptor)
     }
 
-    /// The next whole line, waiting for it until `deadline`; `isRunning` says whether more can come.
-    func nextLine(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool) throws -> String {
-        while true {
-            if let line = try step(takeLine, before: deadline, program: program, isRunning: isRunning) { return line }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-    }
-
-    /// `nextLine`, waiting without holding a thread (tests share the cooperative pool's few).
+    /// The next whole line, waiting for it until `deadline` without holding a thread (the tests
+    /// share the cooperative pool's few); `isRunning` says whether more can come.
     func nextLine(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool) async throws -> String {
         while true {
             if let line = try step(takeLine, before: deadline, program: program, isRunning: isRunning) { return line }

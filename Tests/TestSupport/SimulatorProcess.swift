@@ -118,5 +118,5 @@ extension BridgeClientOptions {
     /// hold the cooperative pool's threads for seconds: a wedged client still fails, within
     /// 2 minutes; tests about timeouts pass their own short ones.
     public static let forTests = BridgeClientOptions(
-        firstHandshakeTimeout: .seconds(20), retryHandshakeTimeout: .seconds(20), requestTimeout: .seconds(120))
+        firstHandshakeTimeout: .seconds(60), retryHandshakeTimeout: .seconds(60), requestTimeout: .seconds(120))
 }

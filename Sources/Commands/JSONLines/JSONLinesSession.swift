@@ -33,9 +33,9 @@ public struct JSONLinesSession {
                     switch result?.feed {
                     case .start(let request):
                         // Sent as a notification, it would give its notifications a number the client never learns.
-                        guard answer != nil else { continue }
+                        guard let answer else { continue }
                         let number = subscriptions.add()
-                        if let answer, case .object(let members) = result?.json.kind {
+                        if case .object(let members) = result?.json.kind {
                             let numbered = JSONValue.object([JSONMember("subscription", .number(number))] + members)
                             await output.write(Self.result(id: answer.id, numbered))
                         }
