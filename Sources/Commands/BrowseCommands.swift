@@ -2,7 +2,7 @@ import Bridge
 import MirrorStore
 
 /// Commands that read the mirror: threads, sessions, show, search, status.
-enum BrowseCommands {
+package enum BrowseCommands {
     static let threads = CommandDefinition(
         words: ["threads"], method: "threads.list", summary: "Mirrored vendor CLI threads, newest first.",
         parameters: [CommandParameter("limit", .integer, "at most this many (default 20)")],
@@ -61,35 +61,76 @@ enum BrowseCommands {
 
     static let show = CommandDefinition(
         words: ["show"], method: "sessions.show",
-        summary: "A session's timeline as a conversation (chunks merged, tool calls with their results); --raw for the stored events.",
+        summary: "A session's timeline as a conversation (chunks merged, tool calls with their results); --raw for the stored events; --at for the part around one event.",
         parameters: [CommandParameter("session_id", .string, positional: true, required: true, "the session: its id or any unique prefix"),
-                     CommandParameter("raw", .boolean, "the stored events, one by one")],
-        example: "show 5f0c --raw"
+                     CommandParameter("raw", .boolean, "the stored events, one by one"),
+                     CommandParameter("at", .integer, value: "ORDINAL", "only the part around the event with this ordinal (a search hit's #)"),
+                     CommandParameter("context", .integer, "with --at: entries shown before and after the event's (default 3)")],
+        example: "show 5f0c --at 12"
     ) { arguments, context in
         let session = try context.resolveSession(try arguments.requiredString("session_id"))
+        let raw = try arguments.bool("raw")
+        if arguments.values["at"].map({ !$0.isNull }) ?? false {
+            return try showWindow(session: session, raw: raw, arguments: arguments, context: context)
+        }
+        guard arguments.values["context"].map(\.isNull) ?? true else { throw CommandError.badArguments("context goes with at") }
         let events = try storeCall { try context.store().timeline(sessionID: session.sessionID) }
-        if try arguments.bool("raw") {
+        if raw {
             let json: JSONValue = ["session_id": .string(session.sessionID), "events": .array(events.map(eventJSON))]
-            let table = TextTable(headers: ["#", "KIND", "ORIGIN", "TEXT"], rows: events.map {
-                [String($0.ordinal), $0.kind, $0.origin.rawValue + ($0.provisional ? " (provisional)" : ""), $0.text]
-            })
-            return CommandResult(json: json, table: table)
+            return CommandResult(json: json, table: rawTable(events))
         }
         let conversation = Conversation(events: events)
         let json: JSONValue = ["session_id": .string(session.sessionID), "entries": .array(conversation.entries.map(entryJSON))]
         return CommandResult(json: json, text: ConversationText.render(conversation))
     }
 
+    /// `show SESSION --at N`: the conversation around one event, and what is left out.
+    private static func showWindow(session: SessionSummary, raw: Bool, arguments: CommandArguments, context: CommandContext) throws -> CommandResult {
+        let ordinal = try arguments.integer("at", default: 0, range: 0...Int(Int32.max))
+        let size = try arguments.integer("context", default: ConversationWindow.defaultContext, range: 0...1000)
+        let store = try context.store()
+        let window = try storeCall {
+            try store.read { try ConversationWindow.read(store: store, sessionID: session.sessionID, at: Int64(ordinal), context: size) }
+        }
+        let earlier: JSONValue = window.earlier.map { ["events": .number($0.count), "last_ordinal": .number($0.lastOrdinal)] } ?? .null
+        let later: JSONValue = window.later.map { ["events": .number($0.count), "first_ordinal": .number($0.firstOrdinal)] } ?? .null
+        let notes = (before: window.earlierNote(sessionID: session.sessionID), after: window.laterNote(sessionID: session.sessionID))
+        if raw {
+            let json: JSONValue = .object([
+                JSONMember("session_id", .string(session.sessionID)), JSONMember("at", .number(ordinal)),
+                JSONMember("events", .array(window.events.map(eventJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
+            ])
+            return CommandResult(json: json, table: rawTable(window.events))
+        }
+        let json: JSONValue = .object([
+            JSONMember("session_id", .string(session.sessionID)), JSONMember("at", .number(ordinal)), JSONMember("context", .number(size)),
+            JSONMember("entries", .array(window.entries.map(entryJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
+        ])
+        let body = ConversationText.render(Conversation(entries: window.entries))
+        return CommandResult(json: json, text: ([notes.before, body, notes.after].compactMap { $0 }).joined(separator: "\n"))
+    }
+
+    private static func rawTable(_ events: [TimelineEvent]) -> TextTable {
+        TextTable(headers: ["#", "KIND", "ORIGIN", "TEXT"], rows: events.map {
+            [String($0.ordinal), $0.kind, $0.origin.rawValue + ($0.provisional ? " (provisional)" : ""), $0.text]
+        })
+    }
+
     static let search = CommandDefinition(
         words: ["search"], method: "search",
-        summary: "Full-text search over every timeline: every word must occur; a word ending in * is a prefix.",
+        summary: "Full-text search over every timeline, most relevant first: every word must occur; a word ending in * is a prefix.",
         parameters: [CommandParameter("query", .text, positional: true, required: true, "the words to look for"),
-                     CommandParameter("limit", .integer, "at most this many hits (default 20)")],
-        example: "search flaky reconnect"
+                     CommandParameter("limit", .integer, "at most this many hits (default 20)"),
+                     CommandParameter("session_id", .string, flag: "session", value: "SESSION", "only this session's events (its id or any unique prefix)"),
+                     CommandParameter("kind", .string, value: "KIND", "only events of this kind (agent_message_chunk, user_message_chunk, tool_call, …)"),
+                     CommandParameter("since", .string, value: "DATE", "only events at or after this ISO-8601 date or date-time (UTC unless it says)"),
+                     CommandParameter("until", .string, value: "DATE", "only events at or before this date (the whole day) or date-time")],
+        example: "search flaky reconnect --session 5f0c --since 2024-11-01"
     ) { arguments, context in
         let query = try arguments.requiredString("query")
         let limit = try arguments.integer("limit", default: 20, range: 1...1000)
-        let hits = try storeCall { try context.store().search(query, limit: limit) }
+        let filter = try searchFilter(arguments, context: context)
+        let hits = try storeCall { try context.store().search(query, filter: filter, limit: limit) }
         let json: JSONValue = .array(hits.map { hit in
             .object([JSONMember("session_id", .string(hit.sessionID)), JSONMember("ordinal", .number(hit.ordinal)),
                      JSONMember("event_id", .number(hit.eventID)), JSONMember("kind", .string(hit.kind)),
@@ -99,6 +140,24 @@ enum BrowseCommands {
             [Formatting.short($0.sessionID), String($0.ordinal), $0.kind, $0.snippet]
         })
         return CommandResult(json: json, table: table)
+    }
+
+    /// The filter `search`'s arguments ask for; the session resolved from its prefix.
+    static func searchFilter(_ arguments: CommandArguments, context: CommandContext) throws(CommandError) -> SearchFilter {
+        func time(_ name: String) throws(CommandError) -> TimeArgument? {
+            guard let text = try arguments.string(name) else { return nil }
+            guard let time = TimeArgument(text) else {
+                throw .badArguments("\(name) must be an ISO-8601 date or date-time (2024-11-07, 2024-11-07T17:20:00Z, 2024-11-07T18:20+01:00), not \"\(text)\"")
+            }
+            return time
+        }
+        let since = try time("since")
+        let until = try time("until")
+        if let since, let until, since.start > until.end { throw .badArguments("since is after until") }
+        let kind = try arguments.string("kind")
+        if kind?.isEmpty == true { throw .badArguments("kind must not be empty") }
+        let session = try arguments.string("session_id").map { prefix throws(CommandError) in try context.resolveSession(prefix).sessionID }
+        return SearchFilter(sessionID: session, kind: kind, since: since?.start, until: until?.end)
     }
 
     static let status = CommandDefinition(
@@ -151,7 +210,7 @@ enum BrowseCommands {
     }
 
     /// The first user message of a timeline's opening, on one line.
-    static func firstPrompt(_ events: [TimelineEvent]) -> String? {
+    package static func firstPrompt(_ events: [TimelineEvent]) -> String? {
         for case .message(.user, let text, _, _) in Conversation(events: events).entries {
             let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
             if !line.isEmpty { return line }
@@ -161,7 +220,7 @@ enum BrowseCommands {
 
     /// `local` (made offline), `provisional` (live updates awaiting confirmation), `pending`
     /// (prompts queued) or `synced`.
-    static func syncState(_ session: SessionSummary, store: MirrorStore) throws -> String {
+    package static func syncState(_ session: SessionSummary, store: MirrorStore) throws -> String {
         if session.origin == .local { return "local" }
         if try store.hasProvisionalEvents(sessionID: session.sessionID) { return "provisional" }
         let queued = try store.pendingPromptCount(sessionID: session.sessionID)

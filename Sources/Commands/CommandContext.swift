@@ -21,7 +21,7 @@ public final class CommandContext {
     }
 
     /// The mirror; a missing one is an error (nothing was ever synced into it).
-    func store() throws(CommandError) -> MirrorStore {
+    package func store() throws(CommandError) -> MirrorStore {
         if let openedStore { return openedStore }
         guard FileManager.default.fileExists(atPath: mirrorPath) else {
             throw .store(CommandError.message(for: MirrorStoreError.mirrorNotFound(path: mirrorPath)))
@@ -53,7 +53,7 @@ public final class CommandContext {
     }
 
     /// The one session `prefix` names: an exact id, or the only id starting with it.
-    func resolveSession(_ prefix: String) throws(CommandError) -> SessionSummary {
+    package func resolveSession(_ prefix: String) throws(CommandError) -> SessionSummary {
         let store = try store()
         do {
             if let exact = try store.session(id: prefix) { return exact }

@@ -133,8 +133,12 @@ public struct CommandDefinition: Sendable {
                 }
             } else if let parameter = positionals.first {
                 if parameter.kind == .text {
-                    values[parameter.name] = .string(words[index...].joined(separator: " "))
-                    index = words.count
+                    // The rest of the line, up to the first of this command's own options
+                    // (`search tests pass --limit 3`).
+                    let end = words[index...].firstIndex { isOption($0) } ?? words.count
+                    values[parameter.name] = .string(words[index..<end].joined(separator: " "))
+                    positionals.removeFirst()
+                    index = end
                     continue
                 }
                 positionals.removeFirst()
@@ -145,6 +149,13 @@ public struct CommandDefinition: Sendable {
             index += 1
         }
         return values
+    }
+
+    /// True when `word` is `--flag` or `--flag=value` for one of this command's options.
+    private func isOption(_ word: String) -> Bool {
+        guard word.hasPrefix("--") else { return false }
+        let flag = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
+        return parameters.contains { !$0.positional && $0.flag == flag }
     }
 
     /// Checks JSON-lines params: known names, right types, required ones present.

@@ -38,6 +38,11 @@ public struct Conversation: Sendable, Equatable {
 
     public var entries: [Entry]
 
+    /// A conversation of these entries (a part of another one).
+    init(entries: [Entry]) {
+        self.entries = entries
+    }
+
     /// Builds the conversation of a timeline (events in order).
     public init(events: [TimelineEvent]) {
         var builder = Builder()

@@ -1,10 +1,10 @@
 /// How results spell times and ids.
-enum Formatting {
+package enum Formatting {
     /// ISO-8601 UTC with milliseconds: `2024-11-07T17:20:00.000Z`.
     ///
     /// Computed from the proleptic Gregorian calendar directly: Foundation's formatters cost tens
     /// of microseconds each, which a 10,000-event timeline turns into most of its display time.
-    static func iso8601(_ milliseconds: Int64?) -> String? {
+    package static func iso8601(_ milliseconds: Int64?) -> String? {
         guard let milliseconds else { return nil }
         let (seconds, millisecond) = floorDivision(milliseconds, 1000)
         let (days, secondOfDay) = floorDivision(seconds, 86_400)
@@ -38,7 +38,7 @@ enum Formatting {
     }
 
     /// The first 8 characters of an id, as tables show it (after `local-` for sessions made offline).
-    static func short(_ id: String) -> String {
+    package static func short(_ id: String) -> String {
         String(id.prefix(id.hasPrefix("local-") ? 14 : 8))
     }
 }

@@ -26,7 +26,7 @@ public enum MarkdownExport {
     }
 
     /// The session's title, else its first user message (first line, 80 characters), else its id.
-    static func title(session: SessionSummary, conversation: Conversation) -> String {
+    package static func title(session: SessionSummary, conversation: Conversation) -> String {
         if let title = session.title, !title.isEmpty { return title }
         for case .message(.user, let text, _, _) in conversation.entries {
             let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
@@ -35,7 +35,8 @@ public enum MarkdownExport {
         return "Session \(session.sessionID)"
     }
 
-    private static func render(_ entry: Conversation.Entry) -> [String] {
+    /// One entry's lines.
+    package static func render(_ entry: Conversation.Entry) -> [String] {
         switch entry {
         case .message(.user, let text, let local, _):
             return ["## User" + (local ? " (sent from this mirror)" : ""), ""] + escapeBlock(text)

@@ -3,7 +3,7 @@ import Foundation
 import MirrorStore
 
 /// Commands of the outbox: queue a prompt, list, retry, drop.
-enum OutboxCommands {
+package enum OutboxCommands {
     static let prompt = CommandDefinition(
         words: ["prompt"], method: "prompt.enqueue",
         summary: "Queue a prompt for a session (or `new` for a new one); works offline, oa-sync delivers it.",
@@ -11,14 +11,19 @@ enum OutboxCommands {
                      CommandParameter("text", .text, positional: true, required: true, "the prompt")],
         example: "prompt 5f0c Run the tests again"
     ) { arguments, context in
-        let target = try arguments.requiredString("session_id")
-        let text = try arguments.requiredString("text")
+        let item = try enqueue(try arguments.requiredString("text"), for: try arguments.requiredString("session_id"), context: context)
+        return CommandResult(json: itemJSON(item), text: "queued prompt \(item.id) for \(Formatting.short(item.sessionID)) (oa-sync sends it)")
+    }
+
+    /// Queues `text` for the session `target` names (an id or unique prefix), or for a new local
+    /// session when it is `new`, with its echo in the timeline.
+    package static func enqueue(_ text: String, for target: String, context: CommandContext) throws(CommandError) -> OutboxItem {
         let store = try context.store()
         let isNew = target == "new"
         let sessionID = isNew ? "local-" + UUID().uuidString.lowercased() : try context.resolveSession(target).sessionID
         let echo: JSONValue = ["sessionUpdate": .string(UpdateKind.userMessageChunk.rawValue), "content": ["content": ["type": "text", "text": .string(text)]]]
         // One transaction: a new session never exists without its first prompt.
-        let item = try storeCall {
+        return try storeCall {
             try store.write {
                 if isNew { try store.createLocalSession(id: sessionID) }
                 return try store.enqueuePrompt(
@@ -28,7 +33,6 @@ enum OutboxCommands {
                 )
             }
         }
-        return CommandResult(json: itemJSON(item), text: "queued prompt \(item.id) for \(Formatting.short(sessionID)) (oa-sync sends it)")
     }
 
     static let list = CommandDefinition(

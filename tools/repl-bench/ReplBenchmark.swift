@@ -8,13 +8,15 @@ import ToolSupport
 struct ReplBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oa-repl-bench",
-        abstract: "Time oa-repl processes, start to exit, on a mirror: sessions, show and export.",
+        abstract: "Time oa-repl processes, start to exit, on a mirror: sessions, show and export; then search, with and without filters.",
         discussion: """
             Runs the oa-repl beside this binary with -c, as a person or a script would, output to \
             /dev/null (the export to a file): `sessions`; `show` of the session whose event count is \
-            nearest --show-events; `export` of the largest session. Each command runs once to warm \
-            the page cache, then --runs times; prints a Markdown table of p50, p99 and max wall \
-            times and the largest peak RSS.
+            nearest --show-events; `export` of the largest session; `search` of a word with \
+            --session. Each command runs once to warm the page cache, then --runs times; prints a \
+            Markdown table of p50, p99 and max wall times and the largest peak RSS. Then times the \
+            store's search in this process, --search-queries queries (words taken from the mirror) \
+            per filter: none, --session, --kind, --since, --until, and all at once.
 
             Example (a 1M-event mirror with a 10,087- and a 50,435-event session):
               oa-store-bench --directory /tmp/big --skip-shell
@@ -31,8 +33,12 @@ struct ReplBenchmark: ParsableCommand {
     @Option(help: "Show the session whose event count is nearest this.")
     var showEvents: Int64 = 10_000
 
+    @Option(help: "Searches timed in this process per filter.")
+    var searchQueries = 300
+
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard searchQueries >= 1 else { throw ValidationError("--search-queries must be at least 1") }
     }
 
     func run() throws {
@@ -49,6 +55,7 @@ struct ReplBenchmark: ParsableCommand {
             ("`oa-repl -c sessions`", "sessions"),
             ("`oa-repl -c 'show …'`, \(nearest.localEventCount) events", "show \(nearest.sessionID)"),
             ("`oa-repl -c 'export … FILE --force'`, \(largest.localEventCount) events", "export \(largest.sessionID) \(export) --force"),
+            ("`oa-repl -c 'search … --session …'`, \(nearest.localEventCount) events", "search mirror --session \(nearest.sessionID)"),
         ]
         print("Mirror: \(sessions.reduce(0) { $0 + $1.localEventCount }) events in \(sessions.count) sessions; \(runs) runs each after one warm-up.\n")
         print("| command | p50 | p99 | max | peak RSS |")
@@ -68,6 +75,13 @@ struct ReplBenchmark: ParsableCommand {
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: export)[.size] as? Int) ?? 0
         print("\nThe export is \(size / 1024) KiB of Markdown.")
+
+        print("\n`MirrorStore.search`, first 20 hits, in this process (\(searchQueries) queries each, after one):\n")
+        print("| filter | p50 | p99 | hits per query |")
+        print("|---|---:|---:|---:|")
+        for row in try SearchLatency(mirror: mirror, queries: searchQueries).measure() {
+            print("| \(row.label) | " + String(format: "%.2f ms | %.2f ms | %.1f |", row.p50, row.p99, row.meanHits))
+        }
     }
 
     /// Runs `oa-repl --db MIRROR -c COMMAND` to its end, output to /dev/null; its wall time and

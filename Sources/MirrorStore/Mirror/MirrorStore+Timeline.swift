@@ -170,6 +170,29 @@ extension MirrorStore {
         ) { Self.timelineEvent($0, sessionID: sessionID) }
     }
 
+    /// The last `limit` events of a session before the ordinal `ordinal`, in order.
+    public func timeline(sessionID: String, before ordinal: Int64, limit: Int) throws -> [TimelineEvent] {
+        try database.query(
+            """
+            SELECT \(Self.eventColumns) FROM \(Self.eventsWithSessions)
+            WHERE s.session_id = ? AND e.ordinal < ? ORDER BY e.ordinal DESC LIMIT ?
+            """,
+            [sessionID, ordinal, limit]
+        ) { Self.timelineEvent($0, sessionID: sessionID) }.reversed()
+    }
+
+    /// How many events of a session lie before the ordinal `start`, and how many at or after `end`.
+    public func eventCounts(sessionID: String, before start: Int64, from end: Int64) throws -> (before: Int, after: Int) {
+        try database.queryFirst(
+            """
+            SELECT (SELECT count(*) FROM events WHERE session_no = s.session_no AND ordinal < ?2),
+                   (SELECT count(*) FROM events WHERE session_no = s.session_no AND ordinal >= ?3)
+            FROM sessions s WHERE s.session_id = ?1
+            """,
+            [sessionID, start, end]
+        ) { (before: $0.int(0), after: $0.int(1)) } ?? (0, 0)
+    }
+
     /// The event with this id, if mirrored.
     public func event(id: Int64) throws -> TimelineEvent? {
         try database.queryFirst("SELECT \(Self.eventColumns) FROM \(Self.eventsWithSessions) WHERE e.event_id = ?", [id]) {

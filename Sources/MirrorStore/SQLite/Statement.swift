@@ -136,6 +136,10 @@ public struct Row {
         isNull(column) ? nil : int64(column)
     }
 
+    public func double(_ column: Int32) -> Double {
+        sqlite3_column_double(handle, column)
+    }
+
     public func int(_ column: Int32) -> Int {
         Int(int64(column))
     }

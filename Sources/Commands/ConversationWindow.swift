@@ -1,0 +1,97 @@
+import Bridge
+import MirrorStore
+
+/// The part of a session's conversation around one event: the entry (message, tool call, …) the
+/// event belongs to and `context` entries before and after it, read without reading the whole
+/// timeline, and how many events are left out on either side.
+package struct ConversationWindow {
+    /// The entries shown, in order.
+    package var entries: [Conversation.Entry]
+    /// The stored events from the first entry shown up to the entry after the last one shown.
+    package var events: [TimelineEvent]
+    /// Events before the first one shown, and the ordinal of the last of them.
+    package var earlier: (count: Int, lastOrdinal: Int64)?
+    /// Events after the last one shown, and the ordinal of the first of them.
+    package var later: (count: Int, firstOrdinal: Int64)?
+
+    /// Entries before and after the one holding the event when no number is given.
+    package static let defaultContext = 3
+
+    /// The window around ordinal `at` of the session `sessionID`.
+    ///
+    /// Reads events on both sides of `at`, twice as many each time, until the window holds
+    /// `context` whole entries on each side of the event's (or reaches an end of the timeline).
+    ///
+    /// - Throws: `CommandError.badArguments` when the session has no event at or before `at`.
+    package static func read(store: MirrorStore, sessionID: String, at ordinal: Int64, context: Int) throws -> ConversationWindow {
+        var span = max(64, (2 * context + 1) * 16)
+        while true {
+            let before = try store.timeline(sessionID: sessionID, before: ordinal, limit: span)
+            let after = try store.timeline(sessionID: sessionID, range: TimelineRange(fromOrdinal: ordinal, limit: span + 1))
+            guard let target = after.first else {
+                throw CommandError.badArguments("session \(sessionID) has no event at ordinal \(ordinal) or after it (show \(sessionID) lists them)")
+            }
+            let reachesStart = before.count < span
+            let reachesEnd = after.count <= span
+            let events = before + after
+            let conversation = Conversation(events: events)
+            let index = entryIndex(of: target, in: conversation, prefix: before + [target])
+            // The first and last entries read may be cut off by the window: they only count when it reaches that end.
+            let wholeBefore = reachesStart ? index : index - 1
+            let wholeAfter = reachesEnd ? conversation.entries.count - 1 - index : conversation.entries.count - 2 - index
+            if (wholeBefore >= context || reachesStart) && (wholeAfter >= context || reachesEnd) {
+                let first = max(0, index - context)
+                let last = min(conversation.entries.count - 1, index + context)
+                return try window(store: store, sessionID: sessionID, entries: conversation.entries, shown: first...last, events: events)
+            }
+            span *= 2
+        }
+    }
+
+    /// The index of the entry that holds `event`: the one a tool call's update joins, else the
+    /// entry the events up to it end with.
+    private static func entryIndex(of event: TimelineEvent, in conversation: Conversation, prefix: [TimelineEvent]) -> Int {
+        if case .toolCallUpdate(let update) = SessionUpdate(rawBytes: event.updateJSON).variant,
+           let index = conversation.entries.lastIndex(where: { entry in
+               if case .toolCall(let call) = entry, call.callID == update.callID, call.firstOrdinal <= event.ordinal { return true }
+               return false
+           }) {
+            return index
+        }
+        return max(0, Conversation(events: prefix).entries.count - 1)
+    }
+
+    private static func window(
+        store: MirrorStore, sessionID: String, entries: [Conversation.Entry], shown: ClosedRange<Int>, events: [TimelineEvent]
+    ) throws -> ConversationWindow {
+        let start = firstOrdinal(of: entries[shown.lowerBound])
+        let end = shown.upperBound + 1 < entries.count ? firstOrdinal(of: entries[shown.upperBound + 1]) : Int64.max
+        let counts = try store.eventCounts(sessionID: sessionID, before: start, from: end)
+        let earlierOrdinal = events.last { $0.ordinal < start }?.ordinal ?? start - 1
+        return ConversationWindow(
+            entries: Array(entries[shown]),
+            events: events.filter { $0.ordinal >= start && $0.ordinal < end },
+            earlier: counts.before > 0 ? (counts.before, earlierOrdinal) : nil,
+            later: counts.after > 0 ? (counts.after, end) : nil
+        )
+    }
+
+    package static func firstOrdinal(of entry: Conversation.Entry) -> Int64 {
+        switch entry {
+        case .message(_, _, _, let ordinal), .plan(_, let ordinal), .modeChange(_, let ordinal),
+             .commands(_, let ordinal), .other(_, _, let ordinal):
+            ordinal
+        case .toolCall(let call):
+            call.firstOrdinal
+        }
+    }
+
+    /// What is left out, as the text front ends say it (nil when nothing is).
+    func earlierNote(sessionID: String) -> String? {
+        earlier.map { "… \($0.count) earlier event\($0.count == 1 ? "" : "s") not shown: show \(sessionID) --at \($0.lastOrdinal) for those before, show \(sessionID) for all" }
+    }
+
+    func laterNote(sessionID: String) -> String? {
+        later.map { "… \($0.count) later event\($0.count == 1 ? "" : "s") not shown: show \(sessionID) --at \($0.firstOrdinal) for those after" }
+    }
+}

@@ -1,0 +1,21 @@
+/// What a search is narrowed to, besides its words. Every condition given must hold.
+public struct SearchFilter: Sendable, Equatable {
+    /// Only this session's events (its full id).
+    public var sessionID: String?
+    /// Only events of this kind, as the mirror stores it (`agent_message_chunk`, `tool_call`, …).
+    public var kind: String?
+    /// Only events at or after this time (ms since the epoch); events of unknown time are left out.
+    public var since: Int64?
+    /// Only events at or before this time (ms since the epoch); events of unknown time are left out.
+    public var until: Int64?
+
+    public init(sessionID: String? = nil, kind: String? = nil, since: Int64? = nil, until: Int64? = nil) {
+        self.sessionID = sessionID
+        self.kind = kind
+        self.since = since
+        self.until = until
+    }
+
+    /// No condition: every event.
+    public static let none = SearchFilter()
+}
