@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.3.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.4.0"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
     ],
     targets: [
         // Layer 1: the system's libsqlite3 (Debian: libsqlite3-dev).
@@ -92,6 +93,17 @@ let package = Package(
             ]
         ),
 
+        // Layer 5: the mirror as an MCP server (oa-repl --mcp), on the official Swift SDK.
+        .target(
+            name: "MirrorMCP",
+            dependencies: [
+                "Commands",
+                "MirrorStore",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Layer 6: the programs.
         .executableTarget(
             name: "oa-sync",
@@ -109,6 +121,7 @@ let package = Package(
             dependencies: [
                 "CEditLine",
                 "Commands",
+                "MirrorMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,6 +2,7 @@ import ArgumentParser
 import Commands
 import Foundation
 import Logging
+import MirrorMCP
 
 /// `oa-repl`: browse and search the mirror offline, queue prompts, export sessions.
 @main
@@ -26,6 +27,7 @@ struct OARepl: AsyncParsableCommand {
               oa-repl -c "follow 5f0c --from now"
               oa-repl -c "export --all ~/notes/openagents"
               echo '{"jsonrpc":"2.0","id":1,"method":"search","params":{"query":"flaky"}}' | oa-repl --jsonl
+              claude mcp add openagents -- oa-repl --mcp
             """
     )
 
@@ -37,6 +39,12 @@ struct OARepl: AsyncParsableCommand {
 
     @Flag(help: "JSON-RPC 2.0 requests on standard input, one answer per line on standard output.")
     var jsonl = false
+
+    @Flag(help: "Serve the mirror as an MCP server on standard input and output (tools: search_sessions, list_sessions, read_session).")
+    var mcp = false
+
+    @Flag(help: "With --mcp: offer the enqueue_prompt tool, which queues prompts for the agent.")
+    var mcpAllowPrompts = false
 
     @Option(name: .customShort("c"), help: "Run this command (repeatable), then exit.")
     var commands: [String] = []
@@ -54,10 +62,19 @@ struct OARepl: AsyncParsableCommand {
 
     func validate() throws {
         if jsonl && !commands.isEmpty { throw ValidationError("--jsonl and -c cannot be used together") }
+        if mcp && (jsonl || !commands.isEmpty) { throw ValidationError("--mcp cannot be used with --jsonl or -c") }
+        if mcpAllowPrompts && !mcp { throw ValidationError("--mcp-allow-prompts goes with --mcp") }
     }
 
     func run() async throws {
         LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, format: .text, level: .warning) }
+        if mcp {
+            // Standard output carries MCP messages only; logs go to standard error.
+            let server = MirrorMCPServer(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge),
+                                         allowsPrompts: mcpAllowPrompts, logger: Logger(label: "oa-repl.mcp"))
+            try await server.run()
+            return
+        }
         let context = CommandContext(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge))
         if !jsonl && ProgressLine.isTerminal {
             // Long commands (export --all) redraw a line on standard error; never in JSON-lines mode.

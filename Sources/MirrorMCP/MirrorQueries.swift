@@ -1,0 +1,129 @@
+import Commands
+import Foundation
+import MirrorStore
+
+/// What the MCP tools and resources read from (and, for prompts, write to) the mirror, on a thread
+/// of its own: SQLite calls block, so they never run on the cooperative pool.
+actor MirrorQueries {
+    private let executor = ThreadExecutor(name: "oa-mcp-mirror")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    let mirrorPath: String
+    private let context: CommandContext
+
+    init(mirrorPath: String, bridgeURL: String) {
+        self.mirrorPath = mirrorPath
+        context = CommandContext(mirrorPath: mirrorPath, bridgeURL: bridgeURL)
+    }
+
+    /// The most relevant hits for `query`, each with its session's title.
+    func search(_ query: String, limit: Int, session prefix: String?) throws(ToolFailure) -> [SessionHit] {
+        try withStore { store in
+            let filter = SearchFilter(sessionID: try prefix.map { try context.resolveSession($0).sessionID })
+            let hits = try store.search(query, filter: filter, limit: limit)
+            var titles: [String: String] = [:]
+            return try hits.map { hit in
+                if titles[hit.sessionID] == nil { titles[hit.sessionID] = try title(of: hit.sessionID, store: store) }
+                return SessionHit(hit: hit, title: titles[hit.sessionID] ?? "")
+            }
+        }
+    }
+
+    /// Sessions, most recent activity first; with `query`, only those whose title holds it or
+    /// whose events match it as a search.
+    func sessions(limit: Int, offset: Int, query: String?) throws(ToolFailure) -> [SessionListing] {
+        try withStore { store in
+            try store.read {
+                var sessions: [SessionSummary]
+                if let query {
+                    let matching = Set(try store.search(query, limit: MirrorStore.searchRankWindow).map(\.sessionID))
+                    let words = query.lowercased()
+                    sessions = try store.sessions().filter { matching.contains($0.sessionID) || ($0.title?.lowercased().contains(words) ?? false) }
+                    sessions = Array(sessions.dropFirst(offset).prefix(limit))
+                } else {
+                    sessions = try store.sessions(limit: limit, offset: offset)
+                }
+                return try sessions.map { SessionListing(session: $0, title: try title(of: $0, store: store)) }
+            }
+        }
+    }
+
+    /// The session `prefix` names, its title, and its conversation as Markdown from the entry
+    /// `context` entries before the one holding ordinal `at` (or from the start), cut near `maxCharacters`.
+    func read(session prefix: String, at ordinal: Int64?, context size: Int, maxCharacters: Int) throws(ToolFailure) -> SessionMarkdown {
+        try withStore { store in
+            let session = try context.resolveSession(prefix)
+            return try store.read {
+                var start: Int64 = 0
+                var earlier: (count: Int, lastOrdinal: Int64)?
+                if let ordinal {
+                    let window = try ConversationWindow.read(store: store, sessionID: session.sessionID, at: ordinal, context: size)
+                    start = window.entries.first.map(ConversationWindow.firstOrdinal) ?? ordinal
+                    earlier = window.earlier
+                }
+                return try SessionMarkdown.read(store: store, session: session, title: try title(of: session, store: store),
+                                                from: start, earlier: earlier, maxCharacters: maxCharacters)
+            }
+        }
+    }
+
+    /// Queues `text` for the session `target` names, or a new one (`new`).
+    func enqueue(_ text: String, for target: String) throws(ToolFailure) -> OutboxItem {
+        try withStore { _ in try OutboxCommands.enqueue(text, for: target, context: context) }
+    }
+
+    /// The most recently active sessions, for the resource list.
+    func recentSessions(limit: Int) throws(ToolFailure) -> [SessionListing] {
+        try sessions(limit: limit, offset: 0, query: nil)
+    }
+
+    /// The full id of the session `prefix` names.
+    func resolve(_ prefix: String) throws(ToolFailure) -> String {
+        try withStore { _ in try context.resolveSession(prefix).sessionID }
+    }
+
+    /// A session's whole Markdown export.
+    func document(session prefix: String) throws(ToolFailure) -> (sessionID: String, markdown: String) {
+        try withStore { store in
+            let session = try context.resolveSession(prefix)
+            let events = try store.timeline(sessionID: session.sessionID)
+            return (session.sessionID, MarkdownExport.document(session: session, events: events))
+        }
+    }
+
+    /// Runs `body` on the mirror, its errors turned into advice for the model.
+    private func withStore<T>(_ body: (MirrorStore) throws -> T) throws(ToolFailure) -> T {
+        guard FileManager.default.fileExists(atPath: mirrorPath) else { throw .noMirror(mirrorPath) }
+        do {
+            return try body(try context.store())
+        } catch let error as ToolFailure {
+            throw error
+        } catch let error as CommandError {
+            throw ToolFailure(error, mirrorPath: mirrorPath)
+        } catch {
+            throw ToolFailure(CommandError.store(CommandError.message(for: error)), mirrorPath: mirrorPath)
+        }
+    }
+
+    private func title(of sessionID: String, store: MirrorStore) throws -> String {
+        guard let session = try store.session(id: sessionID) else { return "" }
+        return try title(of: session, store: store)
+    }
+
+    /// The session's title, else its first prompt, else "".
+    private func title(of session: SessionSummary, store: MirrorStore) throws -> String {
+        try session.title ?? BrowseCommands.firstPrompt(store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50))) ?? ""
+    }
+}
+
+/// A search hit and its session's title.
+struct SessionHit: Sendable {
+    var hit: SearchHit
+    var title: String
+}
+
+/// A session and its title (or first prompt).
+struct SessionListing: Sendable {
+    var session: SessionSummary
+    var title: String
+}

@@ -1,0 +1,69 @@
+import Commands
+import MirrorStore
+
+/// A part of a session's conversation as Markdown (the export's rendering), from one entry on,
+/// cut near a number of characters, with notes on what comes before and after and how to read it.
+struct SessionMarkdown: Sendable {
+    var sessionID: String
+    var markdown: String
+    /// The ordinal to pass as `at` (with `context: 0`) to read on, when the text stops before the
+    /// session's end.
+    var nextOrdinal: Int64?
+    /// Entries shown.
+    var entryCount: Int
+
+    /// Reads entries from the one starting at `start`, as many events at a time as needed, until
+    /// their Markdown reaches `maxCharacters` or the session ends. An entry longer than the
+    /// budget on its own is shown cut, so that the text always moves on.
+    static func read(
+        store: MirrorStore, session: SessionSummary, title: String, from start: Int64,
+        earlier: (count: Int, lastOrdinal: Int64)?, maxCharacters: Int
+    ) throws -> SessionMarkdown {
+        let id = session.sessionID
+        var header = ["# " + (title.isEmpty ? "Session \(id)" : title), "",
+                      "- Session: `\(id)`", "- Mode: \(session.mode ?? "unknown")",
+                      "- Last activity: \(Formatting.iso8601(session.lastTS) ?? "unknown")", "- Events: \(session.localEventCount)"]
+        if let earlier {
+            header += ["", "_\(earlier.count) earlier event(s) not shown: read_session with at: \(earlier.lastOrdinal) reads back from there._"]
+        }
+        let headerText = header.joined(separator: "\n") + "\n"
+        var span = 256
+        while true {
+            let events = try store.timeline(sessionID: id, range: TimelineRange(fromOrdinal: start, limit: span + 1))
+            let reachesEnd = events.count <= span
+            let entries = Conversation(events: events).entries
+            // The last entry read may go on past the events read, unless they reach the end.
+            let whole = reachesEnd ? entries[...] : entries.dropLast()
+            var text = headerText
+            var characters = text.count
+            for (index, entry) in whole.enumerated() {
+                let block = "\n" + MarkdownExport.render(entry).joined(separator: "\n") + "\n"
+                let length = block.count
+                if characters + length > maxCharacters {
+                    guard index > 0 else {
+                        // One entry over the budget: as much of it as fits, then the next one.
+                        let next = entries.count > 1 ? ConversationWindow.firstOrdinal(of: entries[1]) : nil
+                        text += String(block.prefix(max(0, maxCharacters - characters))) + "\n\n[… this entry is cut here]\n"
+                        return finish(text, id: id, next: next, entries: 1)
+                    }
+                    return finish(text, id: id, next: ConversationWindow.firstOrdinal(of: entry), entries: index)
+                }
+                text += block
+                characters += length
+            }
+            if reachesEnd { return finish(text, id: id, next: nil, entries: whole.count) }
+            // Every whole entry read fits: read more events.
+            span *= 4
+        }
+    }
+
+    private static func finish(_ text: String, id: String, next: Int64?, entries: Int) -> SessionMarkdown {
+        var text = text
+        if let next {
+            text += "\n---\n_Cut here to keep this short. To read on, call read_session with session_id \"\(id)\", at: \(next), context: 0._\n"
+        } else {
+            text += "\n---\n_End of the session._\n"
+        }
+        return SessionMarkdown(sessionID: id, markdown: text, nextOrdinal: next, entryCount: entries)
+    }
+}
