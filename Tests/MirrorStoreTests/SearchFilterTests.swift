@@ -82,5 +82,7 @@ struct SearchFilterTests {
         #expect(EventIDRanges.covering([1, 2, 3, 10, 11, 20], maximum: 4) == [20...20, 10...11, 1...3])
         #expect(EventIDRanges.covering([1, 2, 3, 10, 11, 20], maximum: 2) == [20...20, 1...11])
         #expect(EventIDRanges.covering([1, 2, 3, 10, 11, 20], maximum: 1) == [1...20])
+        #expect(EventIDRanges.runCount([]) == 0)
+        #expect(EventIDRanges.runCount([1, 2, 3, 10, 11, 20]) == 3)
     }
 }

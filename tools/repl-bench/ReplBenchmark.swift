@@ -16,7 +16,8 @@ struct ReplBenchmark: ParsableCommand {
             --session. Each command runs once to warm the page cache, then --runs times; prints a \
             Markdown table of p50, p99 and max wall times and the largest peak RSS. Then times the \
             store's search in this process, --search-queries queries (words taken from the mirror) \
-            per filter: none, --session, --kind, --since, --until, and all at once.
+            per filter: none, --session, --kind, --since, --until, and all at once. Then times MCP \
+            tool calls on one `oa-repl --mcp`: search_sessions, read_session.
 
             Example (a 1M-event mirror with a 10,087- and a 50,435-event session):
               oa-store-bench --directory /tmp/big --skip-shell
@@ -81,6 +82,15 @@ struct ReplBenchmark: ParsableCommand {
         print("|---|---:|---:|---:|")
         for row in try SearchLatency(mirror: mirror, queries: searchQueries).measure() {
             print("| \(row.label) | " + String(format: "%.2f ms | %.2f ms | %.1f |", row.p50, row.p99, row.meanHits))
+        }
+
+        let words = try SearchLatency.sampleWords(try MirrorStore(path: mirror, mode: .readOnly))
+        let repl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "oa-repl").path
+        print("\nMCP tool calls on one `oa-repl --mcp`, request written to answer read (\(searchQueries) calls each, after one):\n")
+        print("| call | p50 | p99 | answer |")
+        print("|---|---:|---:|---:|")
+        for row in try MCPLatency(repl: repl, mirror: mirror, calls: searchQueries, words: words).measure(long: nearest, longest: largest) {
+            print("| \(row.label) | " + String(format: "%.2f ms | %.2f ms | %.1f KiB |", row.p50, row.p99, row.meanBytes / 1024))
         }
     }
 

@@ -20,7 +20,7 @@ struct SearchLatency {
     func measure() throws -> [Row] {
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         try store.mapForReading()
-        let words = try sampleWords(store)
+        let words = try Self.sampleWords(store)
         guard !words.isEmpty else { throw BenchmarkFailure("the mirror's events hold no words to search for") }
         var random = SplitMix64(seed: 7)
         let texts = (0..<queries).map { index -> String in
@@ -69,7 +69,7 @@ struct SearchLatency {
     }
 
     /// Words of the text of events spread over the mirror (letters only, three or more).
-    private func sampleWords(_ store: MirrorStore) throws -> [String] {
+    static func sampleWords(_ store: MirrorStore) throws -> [String] {
         let highest = try store.database.scalarInt64("SELECT max(event_id) FROM events") ?? 0
         guard highest > 0 else { return [] }
         var random = SplitMix64(seed: 11)

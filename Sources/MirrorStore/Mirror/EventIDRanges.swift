@@ -1,6 +1,12 @@
 /// Event ids grouped into few ranges, for reading one session's matches from the full-text index
 /// by rowid range (which it seeks) rather than testing every match of the whole mirror.
 enum EventIDRanges {
+    /// How many runs of neighbouring ids `ids` (ascending) lie in.
+    static func runCount(_ ids: [Int64]) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        return 1 + ids.indices.dropLast().count { ids[$0 + 1] > ids[$0] + 1 }
+    }
+
     /// Ranges covering every id of `ids` (ascending), at most `maximum` of them, newest first.
     ///
     /// Neighbouring ids form one range; when there are more than `maximum` ranges, the smallest

@@ -31,8 +31,9 @@ extension MirrorStore {
     /// its cost stays bounded however many events match.
     public static let searchRankWindow = 1000
 
-    /// The most rowid ranges one session's events are read in from the full-text index.
-    static let searchSessionRanges = 64
+    /// The most runs of neighbouring event ids a session's events may lie in for the search to
+    /// read them from the full-text index by rowid range, one query a run.
+    static let searchSessionRanges = 256
 
     /// Searches the text of the mirrored events that `filter` admits: the most relevant first
     /// (FTS5's bm25), the newest first among equally relevant ones (by event time, then most
@@ -104,12 +105,17 @@ extension MirrorStore {
 
     /// The newest `window` matches in one session, with their relevance.
     ///
-    /// Plain words: the index is read by ranges of the session's event ids, which it seeks, so
-    /// that only the session's part of each word's list is read. A prefix (`pars*`) makes FTS5
-    /// merge the lists of every word it starts, anew for each range: then the matches are read
-    /// once and kept when their id is one of the session's (a set built from its index).
+    /// Plain words, and a session whose events lie in few runs of neighbouring ids (oa-sync
+    /// writes a transaction session by session): the index is read run by run, which it seeks, so
+    /// that only the session's part of each word's list is read. Otherwise, and for a prefix
+    /// (`pars*`, which makes FTS5 merge the lists of every word it starts, anew for each query),
+    /// the matches are read once and kept when their id is one of the session's (a set SQLite
+    /// builds from the session's index), without reading their rows.
     private func sessionMatches(_ query: String, sessionNo: Int64, filter: SearchFilter, window: Int) throws -> [RankedMatch] {
-        if Self.hasPrefix(query) {
+        let ids = try database.query("SELECT event_id FROM events INDEXED BY events_by_session WHERE session_no = ?", [sessionNo]) {
+            $0.int64(0)
+        }.sorted()
+        if Self.hasPrefix(query) || EventIDRanges.runCount(ids) > Self.searchSessionRanges {
             return try database.query(
                 """
                 SELECT events_fts.rowid, bm25(events_fts), e.ts
@@ -121,11 +127,8 @@ extension MirrorStore {
                 [query, sessionNo, filter.kind, filter.since, filter.until, window]
             ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2)) }
         }
-        let ids = try database.query("SELECT event_id FROM events INDEXED BY events_by_session WHERE session_no = ?", [sessionNo]) {
-            $0.int64(0)
-        }
         var found: [RankedMatch] = []
-        for range in EventIDRanges.covering(ids.sorted(), maximum: Self.searchSessionRanges) where found.count < window {
+        for range in EventIDRanges.covering(ids, maximum: Self.searchSessionRanges) where found.count < window {
             found += try matches(query, in: range, sessionNo: sessionNo, filter: filter, limit: window - found.count)
         }
         return found
