@@ -17,10 +17,15 @@ package struct ConversationWindow {
     /// Entries before and after the one holding the event when no number is given.
     package static let defaultContext = 3
 
+    /// The most events read on each side of the event: a message streamed in thousands of chunks
+    /// is shown as far as that reaches, so that the cost stays bounded.
+    package static let maximumSpan = 4096
+
     /// The window around ordinal `at` of the session `sessionID`.
     ///
-    /// Reads events on both sides of `at`, twice as many each time, until the window holds
-    /// `context` whole entries on each side of the event's (or reaches an end of the timeline).
+    /// Reads events on both sides of `at`, four times as many each time, until the window holds
+    /// `context` whole entries on each side of the event's (or reaches an end of the timeline, or
+    /// `maximumSpan` events on each side).
     ///
     /// - Throws: `CommandError.badArguments` when the session has no event at or before `at`.
     package static func read(store: MirrorStore, sessionID: String, at ordinal: Int64, context: Int) throws -> ConversationWindow {
@@ -39,12 +44,14 @@ package struct ConversationWindow {
             // The first and last entries read may be cut off by the window: they only count when it reaches that end.
             let wholeBefore = reachesStart ? index : index - 1
             let wholeAfter = reachesEnd ? conversation.entries.count - 1 - index : conversation.entries.count - 2 - index
-            if (wholeBefore >= context || reachesStart) && (wholeAfter >= context || reachesEnd) {
+            // Past the largest span, entries cut at the window's edges are shown as far as read.
+            if (wholeBefore >= context || reachesStart) && (wholeAfter >= context || reachesEnd) || span >= maximumSpan {
                 let first = max(0, index - context)
                 let last = min(conversation.entries.count - 1, index + context)
-                return try window(store: store, sessionID: sessionID, entries: conversation.entries, shown: first...last, events: events)
+                return try window(store: store, sessionID: sessionID, entries: conversation.entries, shown: first...last, events: events,
+                                  lastRead: reachesEnd ? nil : after.last?.ordinal)
             }
-            span *= 2
+            span *= 4
         }
     }
 
@@ -62,10 +69,12 @@ package struct ConversationWindow {
     }
 
     private static func window(
-        store: MirrorStore, sessionID: String, entries: [Conversation.Entry], shown: ClosedRange<Int>, events: [TimelineEvent]
+        store: MirrorStore, sessionID: String, entries: [Conversation.Entry], shown: ClosedRange<Int>, events: [TimelineEvent],
+        lastRead: Int64?
     ) throws -> ConversationWindow {
         let start = firstOrdinal(of: entries[shown.lowerBound])
-        let end = shown.upperBound + 1 < entries.count ? firstOrdinal(of: entries[shown.upperBound + 1]) : Int64.max
+        // The entry after the last one shown, else (an entry cut by the window) the event after the last one read.
+        let end = shown.upperBound + 1 < entries.count ? firstOrdinal(of: entries[shown.upperBound + 1]) : lastRead.map { $0 + 1 } ?? Int64.max
         let counts = try store.eventCounts(sessionID: sessionID, before: start, from: end)
         let earlierOrdinal = events.last { $0.ordinal < start }?.ordinal ?? start - 1
         return ConversationWindow(

@@ -38,7 +38,7 @@ public struct MirrorMCPServer: Sendable {
             capabilities: .init(resources: .init(subscribe: true, listChanged: false), tools: .init(listChanged: false))
         )
         await register(on: server, mirror: mirror, subscriptions: subscriptions)
-        try await server.start(transport: StdioTransport(logger: logger))
+        try await server.start(transport: AnsweringStdioTransport(logger: logger))
         logger.info("serving the mirror over MCP", metadata: ["mirror": "\(mirrorPath)", "prompts": "\(allowsPrompts)"])
         await withTaskGroup { group in
             group.addTask { [mirrorPath, logger] in

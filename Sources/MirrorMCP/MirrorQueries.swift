@@ -56,7 +56,15 @@ actor MirrorQueries {
             return try store.read {
                 var start: Int64 = 0
                 var earlier: (count: Int, lastOrdinal: Int64)?
-                if let ordinal {
+                if let ordinal, size == 0 {
+                    // Reading on where a part stopped: from that very event.
+                    guard try !store.timeline(sessionID: session.sessionID, range: TimelineRange(fromOrdinal: ordinal, limit: 1)).isEmpty else {
+                        throw ToolFailure("Session \(session.sessionID) has no event at ordinal \(ordinal) or after it; read it without at.")
+                    }
+                    start = ordinal
+                    let before = try store.eventCounts(sessionID: session.sessionID, before: ordinal, from: .max).before
+                    earlier = before > 0 ? (before, ordinal - 1) : nil
+                } else if let ordinal {
                     let window = try ConversationWindow.read(store: store, sessionID: session.sessionID, at: ordinal, context: size)
                     start = window.entries.first.map(ConversationWindow.firstOrdinal) ?? ordinal
                     earlier = window.earlier

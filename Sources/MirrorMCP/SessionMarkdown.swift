@@ -32,8 +32,10 @@ struct SessionMarkdown: Sendable {
             let events = try store.timeline(sessionID: id, range: TimelineRange(fromOrdinal: start, limit: span + 1))
             let reachesEnd = events.count <= span
             let entries = Conversation(events: events).entries
-            // The last entry read may go on past the events read, unless they reach the end.
-            let whole = reachesEnd ? entries[...] : entries.dropLast()
+            // The last entry read may go on past the events read, unless they reach the end; past
+            // the largest span it is shown as far as read (a message streamed in thousands of chunks).
+            let capped = span >= ConversationWindow.maximumSpan
+            let whole = reachesEnd || capped ? entries[...] : entries.dropLast()
             var text = headerText
             var characters = text.count
             for (index, entry) in whole.enumerated() {
@@ -41,10 +43,12 @@ struct SessionMarkdown: Sendable {
                 let length = block.count
                 if characters + length > maxCharacters {
                     guard index > 0 else {
-                        // One entry over the budget: as much of it as fits, then the next one.
-                        let next = entries.count > 1 ? ConversationWindow.firstOrdinal(of: entries[1]) : nil
-                        text += String(block.prefix(max(0, maxCharacters - characters))) + "\n\n[… this entry is cut here]\n"
-                        return finish(text, id: id, next: next, entries: 1)
+                        // One entry over the budget: as much of it as fits; reading on starts at
+                        // the event where the budget ran out.
+                        let room = max(0, maxCharacters - characters)
+                        text += String(block.prefix(room)) + "\n\n[… cut here]\n"
+                        return finish(text, id: id, next: ordinal(where: room, runsOutIn: events, after: ConversationWindow.firstOrdinal(of: entry)),
+                                      entries: 1)
                     }
                     return finish(text, id: id, next: ConversationWindow.firstOrdinal(of: entry), entries: index)
                 }
@@ -55,6 +59,17 @@ struct SessionMarkdown: Sendable {
             // Every whole entry read fits: read more events.
             span *= 4
         }
+    }
+
+    /// The ordinal of the first event after `start` at which the events' texts pass `characters`
+    /// (nil when they never do: the session's end was shown).
+    private static func ordinal(where characters: Int, runsOutIn events: [TimelineEvent], after start: Int64) -> Int64? {
+        var total = 0
+        for event in events where event.ordinal >= start {
+            total += event.text.count
+            if total > characters { return max(event.ordinal, start + 1) }
+        }
+        return nil
     }
 
     private static func finish(_ text: String, id: String, next: Int64?, entries: Int) -> SessionMarkdown {

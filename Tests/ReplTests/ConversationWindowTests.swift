@@ -56,4 +56,15 @@ struct ConversationWindowTests {
         #expect(texts(alone) == ["m4"])
         #expect(throws: CommandError.self) { try ConversationWindow.read(store: store, sessionID: "S", at: 30, context: 1) }
     }
+
+    @Test("a message streamed in 20,000 chunks is shown as far as a bounded read reaches")
+    func hugeMessage() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(messages: 1, chunks: 20_000, in: directory)
+        let window = try ConversationWindow.read(store: store, sessionID: "S", at: 10_000, context: 3)
+        #expect(window.entries.count == 1)
+        #expect(window.events.count <= 2 * ConversationWindow.maximumSpan * 2 + 1)
+        #expect((window.earlier?.count ?? 0) > 0 && (window.later?.count ?? 0) > 0)
+        #expect((window.earlier?.count ?? 0) + window.events.count + (window.later?.count ?? 0) == 20_000)
+    }
 }
