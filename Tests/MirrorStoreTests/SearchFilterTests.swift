@@ -74,15 +74,4 @@ struct SearchFilterTests {
         let page = try store.search("need* 1*", filter: SearchFilter(sessionID: "a"), limit: 5, offset: 2)
         #expect(page.count == 5 && page.allSatisfy { $0.snippet.hasPrefix("[needle] [1") })
     }
-
-    @Test("event ids grouped into few ranges, widest gaps kept, newest first")
-    func ranges() {
-        #expect(EventIDRanges.covering([], maximum: 4).isEmpty)
-        #expect(EventIDRanges.covering([5], maximum: 4) == [5...5])
-        #expect(EventIDRanges.covering([1, 2, 3, 10, 11, 20], maximum: 4) == [20...20, 10...11, 1...3])
-        #expect(EventIDRanges.covering([1, 2, 3, 10, 11, 20], maximum: 2) == [20...20, 1...11])
-        #expect(EventIDRanges.covering([1, 2, 3, 10, 11, 20], maximum: 1) == [1...20])
-        #expect(EventIDRanges.runCount([]) == 0)
-        #expect(EventIDRanges.runCount([1, 2, 3, 10, 11, 20]) == 3)
-    }
 }

@@ -31,10 +31,6 @@ extension MirrorStore {
     /// its cost stays bounded however many events match.
     public static let searchRankWindow = 1000
 
-    /// The most runs of neighbouring event ids a session's events may lie in for the search to
-    /// read them from the full-text index by rowid range, one query a run.
-    static let searchSessionRanges = 256
-
     /// Searches the text of the mirrored events that `filter` admits: the most relevant first
     /// (FTS5's bm25), the newest first among equally relevant ones (by event time, then most
     /// recently mirrored). Relevance ranks the newest `searchRankWindow` matches (or `offset +
@@ -43,8 +39,8 @@ extension MirrorStore {
     /// `text` is plain words, not FTS5 syntax: every word must occur (in any order), a word ending
     /// in `*` matches as a prefix, and quotes or operators are taken literally.
     ///
-    /// A session filter reads that session's matches by ranges of event ids (the index seeks them)
-    /// instead of testing every match in the mirror; kind and time are tested on each match.
+    /// A session filter tests each match's id against the session's (from its index) before its
+    /// row is read; kind and time are tested on each match's row.
     public func search(
         _ text: String,
         filter: SearchFilter = .none,
@@ -62,7 +58,7 @@ extension MirrorStore {
                 }
                 candidates = try sessionMatches(query, sessionNo: sessionNo, filter: filter, window: window)
             } else {
-                candidates = try matches(query, in: Int64.min...Int64.max, sessionNo: nil, filter: filter, limit: window)
+                candidates = try matches(query, filter: filter, limit: window)
             }
             let page = candidates.sorted().dropFirst(offset).prefix(limit).map(\.eventID)
             return try hits(query, eventIDs: Array(page), markers: markers)
@@ -103,49 +99,35 @@ extension MirrorStore {
         query.contains("\"*")
     }
 
-    /// The newest `window` matches in one session, with their relevance.
+    /// The newest `window` matches in one session, with their relevance: every match is read once
+    /// (newest first) and kept when its id is one of the session's, a set SQLite builds from the
+    /// session's index, without reading the rows of other sessions' matches.
     ///
-    /// Plain words, and a session whose events lie in few runs of neighbouring ids (oa-sync
-    /// writes a transaction session by session): the index is read run by run, which it seeks, so
-    /// that only the session's part of each word's list is read. Otherwise, and for a prefix
-    /// (`pars*`, which makes FTS5 merge the lists of every word it starts, anew for each query),
-    /// the matches are read once and kept when their id is one of the session's (a set SQLite
-    /// builds from the session's index), without reading their rows.
+    /// One query, not one per range of the session's ids: bm25 counts each word's matches over
+    /// the whole index once per query, and FTS5 merges a prefix's words anew for each.
     private func sessionMatches(_ query: String, sessionNo: Int64, filter: SearchFilter, window: Int) throws -> [RankedMatch] {
-        let ids = try database.query("SELECT event_id FROM events INDEXED BY events_by_session WHERE session_no = ?", [sessionNo]) {
-            $0.int64(0)
-        }.sorted()
-        if Self.hasPrefix(query) || EventIDRanges.runCount(ids) > Self.searchSessionRanges {
-            return try database.query(
-                """
-                SELECT events_fts.rowid, bm25(events_fts), e.ts
-                FROM events_fts JOIN events e ON e.event_id = events_fts.rowid
-                WHERE events_fts MATCH ?1 AND +events_fts.rowid IN (SELECT event_id FROM events WHERE session_no = ?2)
-                  AND (?3 IS NULL OR e.kind = ?3) AND (?4 IS NULL OR e.ts >= ?4) AND (?5 IS NULL OR e.ts <= ?5)
-                ORDER BY events_fts.rowid DESC LIMIT ?6
-                """,
-                [query, sessionNo, filter.kind, filter.since, filter.until, window]
-            ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2)) }
-        }
-        var found: [RankedMatch] = []
-        for range in EventIDRanges.covering(ids, maximum: Self.searchSessionRanges) where found.count < window {
-            found += try matches(query, in: range, sessionNo: sessionNo, filter: filter, limit: window - found.count)
-        }
-        return found
-    }
-
-    /// The newest `limit` matches with ids in `range` that `filter` (and `sessionNo`) admit.
-    private func matches(_ query: String, in range: ClosedRange<Int64>, sessionNo: Int64?, filter: SearchFilter, limit: Int) throws -> [RankedMatch] {
         try database.query(
             """
             SELECT events_fts.rowid, bm25(events_fts), e.ts
             FROM events_fts JOIN events e ON e.event_id = events_fts.rowid
-            WHERE events_fts MATCH ?1 AND events_fts.rowid BETWEEN ?2 AND ?3
-              AND (?4 IS NULL OR e.session_no = ?4) AND (?5 IS NULL OR e.kind = ?5)
-              AND (?6 IS NULL OR e.ts >= ?6) AND (?7 IS NULL OR e.ts <= ?7)
-            ORDER BY events_fts.rowid DESC LIMIT ?8
+            WHERE events_fts MATCH ?1 AND +events_fts.rowid IN (SELECT event_id FROM events WHERE session_no = ?2)
+              AND (?3 IS NULL OR e.kind = ?3) AND (?4 IS NULL OR e.ts >= ?4) AND (?5 IS NULL OR e.ts <= ?5)
+            ORDER BY events_fts.rowid DESC LIMIT ?6
             """,
-            [query, range.lowerBound, range.upperBound, sessionNo, filter.kind, filter.since, filter.until, limit]
+            [query, sessionNo, filter.kind, filter.since, filter.until, window]
+        ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2)) }
+    }
+
+    /// The newest `limit` matches that `filter`'s kind and times admit.
+    private func matches(_ query: String, filter: SearchFilter, limit: Int) throws -> [RankedMatch] {
+        try database.query(
+            """
+            SELECT events_fts.rowid, bm25(events_fts), e.ts
+            FROM events_fts JOIN events e ON e.event_id = events_fts.rowid
+            WHERE events_fts MATCH ?1 AND (?2 IS NULL OR e.kind = ?2) AND (?3 IS NULL OR e.ts >= ?3) AND (?4 IS NULL OR e.ts <= ?4)
+            ORDER BY events_fts.rowid DESC LIMIT ?5
+            """,
+            [query, filter.kind, filter.since, filter.until, limit]
         ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2)) }
     }
 
