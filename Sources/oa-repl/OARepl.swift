@@ -10,7 +10,7 @@ struct OARepl: AsyncParsableCommand {
         commandName: "oa-repl",
         abstract: "Browse and search the OpenAgents mirror offline, queue prompts, export sessions to Markdown.",
         discussion: """
-            On a terminal, an interactive prompt (type help; line editing, history in $OA_HISTORY or beside the default mirror, Tab completes commands and session ids). With -c, or with commands piped in (one per line, # for comments), runs them without prompts and exits non-zero at the first that fails. With --jsonl, reads one JSON-RPC 2.0 request per line and answers each on one line (methods: sessions.list, sessions.show, search, prompt.enqueue, outbox.list, events.subscribe, …; call methods for the list); a subscription's notifications come as oa-sync commits, one per line.
+            On a terminal, an interactive prompt (type help; line editing, history in $OA_HISTORY or beside the default mirror, Tab completes commands and session ids). With -c, or with commands piped in (one per line, # for comments), runs them without prompts and exits non-zero at the first that fails. With --jsonl, reads one JSON-RPC 2.0 request per line and answers each on one line (methods: sessions.list, sessions.show, search, prompt.enqueue, outbox.list, events.subscribe and more; call methods for the list); a subscription's notifications come as oa-sync commits, one per line.
 
             follow prints a session's conversation (or every session's), then each event as oa-sync commits it, until Ctrl-C, SIGTERM (exit 0) or --until-idle-ms.
 
@@ -29,16 +29,16 @@ struct OARepl: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).")
+    @Option(help: ArgumentHelp("The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).", valueName: "path"))
     var db: String?
 
-    @Option(help: "The bridge for the sync command (default: $OA_BRIDGE, else ws://127.0.0.1:9099).")
+    @Option(help: ArgumentHelp("The bridge for the sync command (default: $OA_BRIDGE, else ws://127.0.0.1:9099).", valueName: "url"))
     var bridge: String?
 
     @Flag(help: "JSON-RPC 2.0 requests on standard input, one answer per line on standard output.")
     var jsonl = false
 
-    @Option(name: .customShort("c"), help: "Run this command (repeatable), then exit.")
+    @Option(name: .customShort("c"), help: ArgumentHelp("Run this command (repeatable), then exit.", valueName: "command"))
     var commands: [String] = []
 
     @Option(help: "Output mode: table, json or markdown.")
