@@ -13,6 +13,10 @@ public final class CommandContext {
     /// no reports. A front end sets it only where it can show them without mixing them into its
     /// output: oa-repl in text mode, when standard error is a terminal; never in JSON-lines mode.
     public var progress: ((CommandProgress) -> Void)?
+    /// How commands style the text and tables they make for people (the conversation's roles,
+    /// states, search hits); `.plain` (the default) for everything but a terminal's table mode,
+    /// which a front end sets, and never in JSON.
+    public var palette: Palette = .plain
 
     public init(mirrorPath: String, bridgeURL: String, clock: MirrorClock = .system) {
         self.mirrorPath = mirrorPath

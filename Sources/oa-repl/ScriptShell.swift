@@ -7,7 +7,7 @@ struct ScriptShell {
     let runner: CommandRunner
     var mode: OutputMode
     let width: Int?
-    /// Bold table headers (a terminal, and no NO_COLOR).
+    /// Colour (a terminal, and no NO_COLOR): bold table headers, and the palette of commands in table mode.
     let colour: Bool
     /// Lines typed at a prompt: Ctrl-C ends a `follow` and the prompt comes back.
     let interactive: Bool
@@ -30,6 +30,7 @@ struct ScriptShell {
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return true }
         if trimmed.hasPrefix(".") { return dotCommand(trimmed) }
         do {
+            runner.context.palette = colour && mode == .table ? .colour : .plain
             let result = try await runner.run(line: trimmed)
             if result.quits {
                 finished = true
@@ -39,7 +40,7 @@ struct ScriptShell {
             case .start(let request):
                 return await follow(request)
             case .stop:
-                Terminal.writeError("error: unsubscribe ends a JSON-lines subscription (oa-repl --jsonl); follow ends with Ctrl-C")
+                Terminal.writeFailure("unsubscribe ends a JSON-lines subscription (oa-repl --jsonl); follow ends with Ctrl-C")
                 return false
             case nil:
                 break
@@ -47,13 +48,13 @@ struct ScriptShell {
             if var output = mode.render(result, width: width) {
                 if colour, mode == .table, result.table?.headers.contains(where: { !$0.isEmpty }) == true,
                    let firstLine = output.split(separator: "\n", maxSplits: 1).first {
-                    output = "\u{1B}[1m" + firstLine + "\u{1B}[0m" + output.dropFirst(firstLine.count)
+                    output = Palette.colour.apply(.bold, to: String(firstLine)) + output.dropFirst(firstLine.count)
                 }
                 Terminal.writeOut(output)
             }
             return true
         } catch {
-            Terminal.writeError("error: \(error)")
+            Terminal.writeFailure("\(error)")
             return false
         }
     }
@@ -74,7 +75,7 @@ struct ScriptShell {
                 }
             } catch {
                 await output.write(renderer.finish(), newline: false)
-                Terminal.writeError("error: \(CommandError.message(for: error))")
+                Terminal.writeFailure(CommandError.message(for: error))
                 failed.store(true, ordering: .relaxed)
                 return
             }
@@ -90,11 +91,15 @@ struct ScriptShell {
     private mutating func dotCommand(_ line: String) -> Bool {
         let words = line.split(separator: " ").map(String.init)
         guard words.first == ".mode" else {
-            Terminal.writeError("error: unknown dot command \(words.first ?? line); try .mode table|json|markdown")
+            Terminal.writeFailure("unknown dot command \(words.first ?? line); try .mode table|json|markdown")
             return false
         }
         guard words.count == 2, let newMode = OutputMode(rawValue: words[1]) else {
-            Terminal.writeError(words.count == 1 ? "mode: \(mode.rawValue)" : "error: .mode takes table, json or markdown")
+            if words.count == 1 {
+                Terminal.writeError("mode: \(mode.rawValue)")
+            } else {
+                Terminal.writeFailure(".mode takes table, json or markdown")
+            }
             return words.count == 1
         }
         mode = newMode
@@ -127,6 +132,12 @@ enum Terminal {
 
     static func writeError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// `error: message` on standard error, in red when it is a terminal and NO_COLOR is not set.
+    static func writeFailure(_ message: String) {
+        let colour = isatty(STDERR_FILENO) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+        writeError(Palette(usesColour: colour).apply(.red, to: "error: \(message)"))
     }
 
     static func prompt(_ text: String) {
