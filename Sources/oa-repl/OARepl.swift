@@ -73,7 +73,11 @@ struct OARepl: AsyncParsableCommand {
         }
         // At a prompt: lines typed on a terminal, with no -c.
         let interactive = commands.isEmpty && Terminal.inputIsTerminal
-        var shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour, interactive: interactive)
+        let historyPath = interactive ? Self.historyPath() : nil
+        // A pager only at a prompt on a terminal: never in -c, scripts, or when output is piped.
+        var shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour, interactive: interactive,
+                                pager: interactive && Terminal.outputIsTerminal ? Pager.fromEnvironment() : nil,
+                                settingsPath: historyPath.map(ReplSettings.path(besideHistory:)))
         if !commands.isEmpty {
             for command in commands {
                 if try await !shell.run(command) { throw ExitCode(1) }
@@ -81,7 +85,7 @@ struct OARepl: AsyncParsableCommand {
             }
             return
         }
-        guard interactive else {
+        guard let historyPath else {
             while let line = readLine(strippingNewline: true) {
                 if try await !shell.run(line) { throw ExitCode(1) }
                 if shell.finished { break }
@@ -89,7 +93,7 @@ struct OARepl: AsyncParsableCommand {
             return
         }
         Terminal.writeOut("oa-repl: mirror \(context.mirrorPath). Type help, or quit; Tab completes.")
-        let editor = LineEditor(historyPath: Self.historyPath())
+        let editor = LineEditor(historyPath: historyPath)
         while let line = editor.readLine(prompt: "oa> ", completingFrom: context.completionWords()) {
             _ = try await shell.run(line)
             if shell.finished { break }

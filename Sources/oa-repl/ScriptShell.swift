@@ -11,17 +11,27 @@ struct ScriptShell {
     let colour: Bool
     /// Lines typed at a prompt: Ctrl-C ends a `follow` and the prompt comes back.
     let interactive: Bool
+    /// Where output taller than the terminal goes (`.pager on`); nil where output is never paged:
+    /// scripts, `-c`, output that is not a terminal, no pager installed.
+    let pager: Pager?
+    /// `.pager on|off`, kept in `settingsPath` when there is one (at a prompt).
+    private(set) var settings: ReplSettings
+    let settingsPath: String?
     /// Set by `quit`, and by a signal that ended a `follow` (but Ctrl-C at a prompt).
     private(set) var finished = false
     let mirrorPath: String
 
-    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool) {
+    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool,
+         pager: Pager? = nil, settingsPath: String? = nil) {
         runner = CommandRunner(context: context)
         mirrorPath = context.mirrorPath
         self.mode = mode
         self.width = width
         self.colour = colour
         self.interactive = interactive
+        self.pager = pager
+        self.settingsPath = settingsPath
+        settings = settingsPath.map(ReplSettings.load(from:)) ?? ReplSettings()
     }
 
     /// Runs one line; returns false when it failed (the error is printed on standard error).
@@ -50,13 +60,23 @@ struct ScriptShell {
                    let firstLine = output.split(separator: "\n", maxSplits: 1).first {
                     output = Palette.colour.apply(.bold, to: String(firstLine)) + output.dropFirst(firstLine.count)
                 }
-                Terminal.writeOut(output)
+                show(output)
             }
             return true
         } catch {
             Terminal.writeFailure("\(error)")
             return false
         }
+    }
+
+    /// Prints `output`, through the pager when it is on and `output` is taller than the terminal
+    /// (or plainly, when the pager fails).
+    private func show(_ output: String) {
+        if settings.pager, let pager, let size = Terminal.size, Terminal.rows(of: output, columns: size.columns) >= size.rows,
+           pager.page(output) {
+            return
+        }
+        Terminal.writeOut(output)
     }
 
     /// Prints the conversation the request follows, then each change as it is committed, until
@@ -87,22 +107,29 @@ struct ScriptShell {
         return !failed.load(ordering: .relaxed)
     }
 
-    /// `.mode table|json|markdown`.
+    /// `.mode table|json|markdown`, `.pager on|off`; alone, the setting in force.
     private mutating func dotCommand(_ line: String) -> Bool {
         let words = line.split(separator: " ").map(String.init)
-        guard words.first == ".mode" else {
-            Terminal.writeFailure("unknown dot command \(words.first ?? line); try .mode table|json|markdown")
+        guard let command = words.first.flatMap(DotCommand.init(rawValue:)) else {
+            Terminal.writeFailure("unknown dot command \(words.first ?? line); try " + DotCommand.allCases.map(\.usage).joined(separator: " or "))
             return false
         }
-        guard words.count == 2, let newMode = OutputMode(rawValue: words[1]) else {
+        let current = command == .mode ? mode.rawValue : settings.pager ? "on" : "off"
+        guard words.count == 2, command.values.contains(words[1]) else {
             if words.count == 1 {
-                Terminal.writeError("mode: \(mode.rawValue)")
+                Terminal.writeError("\(command.rawValue.dropFirst()): \(current)")
             } else {
-                Terminal.writeFailure(".mode takes table, json or markdown")
+                Terminal.writeFailure("\(command.rawValue) takes " + command.values.joined(separator: ", "))
             }
             return words.count == 1
         }
-        mode = newMode
+        switch command {
+        case .mode:
+            mode = OutputMode(rawValue: words[1]) ?? mode
+        case .pager:
+            settings.pager = words[1] == "on"
+            if let settingsPath { settings.save(to: settingsPath) }
+        }
         return true
     }
 }
@@ -124,6 +151,22 @@ enum Terminal {
         var size = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 100 }
         return Int(size.ws_col)
+    }
+
+    /// The terminal's rows and columns when standard output is one that says.
+    static var size: (rows: Int, columns: Int)? {
+        var size = winsize()
+        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 else {
+            return nil
+        }
+        return (Int(size.ws_row), Int(size.ws_col))
+    }
+
+    /// How many rows of a terminal `columns` wide `text` takes, long lines wrapping.
+    static func rows(of text: String, columns: Int) -> Int {
+        text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) { rows, line in
+            rows + max(1, (Palette.visibleCount(line) + columns - 1) / columns)
+        }
     }
 
     static func writeOut(_ text: String) {
