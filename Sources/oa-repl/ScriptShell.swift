@@ -83,10 +83,11 @@ struct ScriptShell {
     /// it is idle for its limit, or SIGINT or SIGTERM; false when reading the mirror failed.
     private mutating func follow(_ request: FeedRequest) async -> Bool {
         let mirrorPath = mirrorPath
+        let palette: Palette = colour ? .colour : .plain
         let failed = Atomic(false)
         let signal = await Interruption.run {
             let output = StandardOutput()
-            var renderer = FollowRenderer(tagsSessions: request.sessionKey == nil)
+            var renderer = FollowRenderer(tagsSessions: request.sessionKey == nil, palette: palette)
             do {
                 try await MirrorChangeSignal.withSignal(mirrorPath: mirrorPath) { signal in
                     _ = try await EventFeed.run(request, reader: MirrorReader(mirrorPath: mirrorPath), signal: signal) { items in
