@@ -72,7 +72,7 @@ struct ScriptShell {
     /// Prints `output`, through the pager when it is on and `output` is taller than the terminal
     /// (or plainly, when the pager fails).
     private func show(_ output: String) {
-        if settings.pager, let pager, let size = Terminal.size, Terminal.rows(of: output, columns: size.columns) >= size.rows,
+        if settings.pager, let pager, let size = Terminal.size, Terminal.needs(size.rows, rowsFor: output, columns: size.columns),
            pager.page(output) {
             return
         }
@@ -163,11 +163,15 @@ enum Terminal {
         return (Int(size.ws_row), Int(size.ws_col))
     }
 
-    /// How many rows of a terminal `columns` wide `text` takes, long lines wrapping.
-    static func rows(of text: String, columns: Int) -> Int {
-        text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) { rows, line in
-            rows + max(1, (Palette.visibleCount(line) + columns - 1) / columns)
+    /// Whether `text` takes `rows` rows or more of a terminal `columns` wide, long lines wrapping
+    /// (counted until it does, however long the text).
+    static func needs(_ rows: Int, rowsFor text: String, columns: Int) -> Bool {
+        var used = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            used += max(1, (Palette.visibleCount(line) + columns - 1) / columns)
+            if used >= rows { return true }
         }
+        return false
     }
 
     static func writeOut(_ text: String) {
