@@ -43,8 +43,8 @@ struct Pager {
         return Self.exitStatus(of: pid).map { $0 == 0 } ?? true
     }
 
-    /// Starts `/bin/sh -c command` reading `standardInput`, with the default SIGPIPE and no signal
-    /// blocked; its pid, or nil when it could not start.
+    /// Starts `/bin/sh -c command` reading `standardInput`, with the default SIGPIPE, no signal
+    /// blocked and `LESS=FRX` unless `LESS` is set; its pid, or nil when it could not start.
     private func spawn(standardInput: Int32, closing other: Int32) -> pid_t? {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
@@ -67,7 +67,9 @@ struct Pager {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let words: [String] = ["/bin/sh", "-c", command]
         let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        let environment: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        // As git does: a $PAGER that is less keeps colours and quits on short output too.
+        let variables = ProcessInfo.processInfo.environment.merging(["LESS": "FRX"]) { current, _ in current }
+        let environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in arguments + environment { free(pointer) } }
         var pid = pid_t()
         guard posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, environment) == 0 else { return nil }
