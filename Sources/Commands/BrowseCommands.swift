@@ -54,7 +54,7 @@ enum BrowseCommands {
         })
         let table = TextTable(headers: ["SESSION", "MODE", "LAST ACTIVITY", "EVENTS", "STATE", "TITLE"], rows: rows.map { session, title, state in
             [Formatting.short(session.sessionID), session.mode ?? "-", Formatting.iso8601(session.lastTS) ?? "-",
-             String(session.localEventCount), state, title ?? ""]
+             String(session.localEventCount), context.palette.state(state), title ?? ""]
         })
         return CommandResult(json: json, table: table)
     }
@@ -77,7 +77,7 @@ enum BrowseCommands {
         }
         let conversation = Conversation(events: events)
         let json: JSONValue = ["session_id": .string(session.sessionID), "entries": .array(conversation.entries.map(entryJSON))]
-        return CommandResult(json: json, text: ConversationText.render(conversation))
+        return CommandResult(json: json, text: ConversationText.render(conversation, palette: context.palette))
     }
 
     static let search = CommandDefinition(
@@ -89,14 +89,14 @@ enum BrowseCommands {
     ) { arguments, context in
         let query = try arguments.requiredString("query")
         let limit = try arguments.integer("limit", default: 20, range: 1...1000)
-        let hits = try storeCall { try context.store().search(query, limit: limit) }
+        let hits = try storeCall { try context.store().search(query, limit: limit, markers: Palette.snippetMarkers) }
         let json: JSONValue = .array(hits.map { hit in
             .object([JSONMember("session_id", .string(hit.sessionID)), JSONMember("ordinal", .number(hit.ordinal)),
                      JSONMember("event_id", .number(hit.eventID)), JSONMember("kind", .string(hit.kind)),
-                     JSONMember("time", iso(hit.timestamp)), JSONMember("snippet", .string(hit.snippet))])
+                     JSONMember("time", iso(hit.timestamp)), JSONMember("snippet", .string(Palette.plain.highlighted(hit.snippet)))])
         })
         let table = TextTable(headers: ["SESSION", "#", "KIND", "SNIPPET"], rows: hits.map {
-            [Formatting.short($0.sessionID), String($0.ordinal), $0.kind, $0.snippet]
+            [Formatting.short($0.sessionID), String($0.ordinal), $0.kind, context.palette.highlighted($0.snippet)]
         })
         return CommandResult(json: json, table: table)
     }
