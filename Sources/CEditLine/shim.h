@@ -19,4 +19,18 @@ static inline void ceditline_set_name(const char *name) {
     rl_readline_name = name;
 }
 
+/// Completion words end at spaces only: `--from=now` and quotes are the completer's to read.
+static inline void ceditline_break_words_at_spaces(void) {
+    rl_basic_word_break_characters = " \t\n";
+}
+
+/// The line being edited, and the cursor's byte offset in it.
+static inline const char *ceditline_line_buffer(void) {
+    return rl_line_buffer;
+}
+
+static inline int ceditline_point(void) {
+    return rl_point;
+}
+
 #endif

@@ -54,7 +54,7 @@ package enum BrowseCommands {
         })
         let table = TextTable(headers: ["SESSION", "MODE", "LAST ACTIVITY", "EVENTS", "STATE", "TITLE"], rows: rows.map { session, title, state in
             [Formatting.short(session.sessionID), session.mode ?? "-", Formatting.iso8601(session.lastTS) ?? "-",
-             String(session.localEventCount), state, title ?? ""]
+             String(session.localEventCount), context.palette.state(state), title ?? ""]
         })
         return CommandResult(json: json, table: table)
     }
@@ -81,7 +81,7 @@ package enum BrowseCommands {
         }
         let conversation = Conversation(events: events)
         let json: JSONValue = ["session_id": .string(session.sessionID), "entries": .array(conversation.entries.map(entryJSON))]
-        return CommandResult(json: json, text: ConversationText.render(conversation))
+        return CommandResult(json: json, text: ConversationText.render(conversation, palette: context.palette))
     }
 
     /// `show SESSION --at N`: the conversation around one event, and what is left out.
@@ -106,7 +106,7 @@ package enum BrowseCommands {
             JSONMember("session_id", .string(session.sessionID)), JSONMember("at", .number(ordinal)), JSONMember("context", .number(size)),
             JSONMember("entries", .array(window.entries.map(entryJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
         ])
-        let body = ConversationText.render(Conversation(entries: window.entries))
+        let body = ConversationText.render(Conversation(entries: window.entries), palette: context.palette)
         return CommandResult(json: json, text: ([notes.before, body, notes.after].compactMap { $0 }).joined(separator: "\n"))
     }
 
@@ -130,14 +130,14 @@ package enum BrowseCommands {
         let query = try arguments.requiredString("query")
         let limit = try arguments.integer("limit", default: 20, range: 1...1000)
         let filter = try searchFilter(arguments, context: context)
-        let hits = try storeCall { try context.store().search(query, filter: filter, limit: limit) }
+        let hits = try storeCall { try context.store().search(query, filter: filter, limit: limit, markers: Palette.snippetMarkers) }
         let json: JSONValue = .array(hits.map { hit in
             .object([JSONMember("session_id", .string(hit.sessionID)), JSONMember("ordinal", .number(hit.ordinal)),
                      JSONMember("event_id", .number(hit.eventID)), JSONMember("kind", .string(hit.kind)),
-                     JSONMember("time", iso(hit.timestamp)), JSONMember("snippet", .string(hit.snippet))])
+                     JSONMember("time", iso(hit.timestamp)), JSONMember("snippet", .string(Palette.plain.highlighted(hit.snippet)))])
         })
         let table = TextTable(headers: ["SESSION", "#", "KIND", "SNIPPET"], rows: hits.map {
-            [Formatting.short($0.sessionID), String($0.ordinal), $0.kind, $0.snippet]
+            [Formatting.short($0.sessionID), String($0.ordinal), $0.kind, context.palette.highlighted($0.snippet)]
         })
         return CommandResult(json: json, table: table)
     }

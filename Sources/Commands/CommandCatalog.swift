@@ -27,7 +27,8 @@ public enum CommandCatalog {
         let width = all.map { $0.usage.count }.max() ?? 0
         let lines = all.map { $0.usage.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.summary }
         return CommandResult(json: .array(all.map(describe)), text: lines.joined(separator: "\n")
-            + "\n\nSessions may be named by any unique prefix of their id. Dot commands: .mode table|json|markdown")
+            + "\n\nSessions may be named by any unique prefix of their id. Dot commands: "
+            + DotCommand.allCases.map(\.usage).joined(separator: ", "))
     }
 
     static let methods = CommandDefinition(

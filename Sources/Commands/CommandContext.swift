@@ -13,6 +13,10 @@ public final class CommandContext {
     /// no reports. A front end sets it only where it can show them without mixing them into its
     /// output: oa-repl in text mode, when standard error is a terminal; never in JSON-lines mode.
     public var progress: ((CommandProgress) -> Void)?
+    /// How commands style the text and tables they make for people (the conversation's roles,
+    /// states, search hits); `.plain` (the default) for everything but a terminal's table mode,
+    /// which a front end sets, and never in JSON.
+    public var palette: Palette = .plain
 
     public init(mirrorPath: String, bridgeURL: String, clock: MirrorClock = .system) {
         self.mirrorPath = mirrorPath
@@ -41,15 +45,12 @@ public final class CommandContext {
         openedStore = nil
     }
 
-    /// Words for tab completion: every command word and option, and the most recent sessions' ids.
-    public func completionWords() -> [String] {
-        var words = Set(CommandCatalog.all.flatMap(\.words))
-        words.formUnion(CommandCatalog.all.flatMap(\.parameters).filter { !$0.positional }.map(\.flag))
-        words.formUnion([".mode", "table", "json", "markdown", "new"])
-        if let store = try? store(), let sessions = try? store.sessions(limit: 500) {
-            words.formUnion(sessions.map(\.sessionID))
-        }
-        return words.sorted()
+    /// The ids Tab completes (`LineCompletion`): every session's and outbox item's; none when the
+    /// mirror cannot be read.
+    public func completionIDs() -> CompletionIDs {
+        guard let store = try? store() else { return CompletionIDs() }
+        return CompletionIDs(sessions: (try? store.sessionIDs(withPrefix: "", limit: 100_000)) ?? [],
+                             outboxItems: ((try? store.outboxItems()) ?? []).map { String($0.id) })
     }
 
     /// The one session `prefix` names: an exact id, or the only id starting with it.

@@ -1,27 +1,32 @@
-/// A conversation as plain text for a terminal.
+/// A conversation as plain text for a terminal, its headings coloured by `palette` when it has colour.
 enum ConversationText {
-    static func render(_ conversation: Conversation) -> String {
+    static func render(_ conversation: Conversation, palette: Palette = .plain) -> String {
         guard !conversation.entries.isEmpty else { return "(no events)" }
-        return conversation.entries.map(render).joined(separator: "\n")
+        return conversation.entries.map { render($0, palette: palette) }.joined(separator: "\n")
     }
 
     /// One entry, on as many lines as it takes (no newline at the end).
-    static func render(_ entry: Conversation.Entry) -> String {
+    static func render(_ entry: Conversation.Entry, palette: Palette = .plain) -> String {
         switch entry {
         case .message(let role, let text, let local, let ordinal):
-            return "[\(ordinal)] \(label(role, local: local)):\n" + indent(text)
+            let body = indent(text)
+            return palette.apply(palette.style(of: role), to: "[\(ordinal)] \(label(role, local: local)):") + "\n"
+                + (role == .thinking ? palette.apply(.dim, to: body) : body)
         case .plan(let entries, let ordinal):
-            return "[\(ordinal)] plan:\n" + entries.map { "  - [\($0.status ?? "-")] \($0.content)" }.joined(separator: "\n")
+            return palette.apply(.blue, to: "[\(ordinal)] plan:") + "\n"
+                + entries.map { "  - [\($0.status ?? "-")] \($0.content)" }.joined(separator: "\n")
         case .toolCall(let call):
-            var text = "[\(call.firstOrdinal)] tool \(call.name) (\(call.callID))" + (call.status.map { ": \($0)" } ?? "")
+            let failed = call.error != nil || call.status == "failed" || call.status == "error"
+            var text = palette.apply(failed ? .boldRed : .yellow,
+                                     to: "[\(call.firstOrdinal)] tool \(call.name) (\(call.callID))" + (call.status.map { ": \($0)" } ?? ""))
             if let arguments = call.arguments { text += "\n  arguments: \(arguments)" }
-            if let error = call.error { text += "\n  error: \(error)" }
+            if let error = call.error { text += "\n" + palette.apply(.red, to: "  error: \(error)") }
             if let output = call.output { text += "\n  output:\n" + indent(output, by: 4) }
             return text
         case .modeChange(let mode, let ordinal):
-            return "[\(ordinal)] mode: \(mode)"
+            return palette.apply(.dim, to: "[\(ordinal)] mode: \(mode)")
         case .commands(let names, let ordinal):
-            return "[\(ordinal)] commands: " + names.map { "/" + $0 }.joined(separator: " ")
+            return palette.apply(.dim, to: "[\(ordinal)] commands: " + names.map { "/" + $0 }.joined(separator: " "))
         case .other(let kind, let json, let ordinal):
             return "[\(ordinal)] \(kind): \(json)"
         }

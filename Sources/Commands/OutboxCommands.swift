@@ -42,7 +42,7 @@ package enum OutboxCommands {
     ) { _, context in
         let items = try storeCall { try context.store().outboxItems() }
         let table = TextTable(headers: ["ID", "STATE", "SESSION", "TRIES", "ERROR", "TEXT"], rows: items.map {
-            [String($0.id), $0.state.rawValue, Formatting.short($0.sessionID), String($0.attempts), $0.lastError ?? "", $0.text]
+            [String($0.id), context.palette.state($0.state.rawValue), Formatting.short($0.sessionID), String($0.attempts), $0.lastError ?? "", $0.text]
         })
         return CommandResult(json: .array(items.map(itemJSON)), table: table)
     }

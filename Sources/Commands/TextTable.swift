@@ -13,16 +13,18 @@ public struct TextTable: Sendable, Equatable {
         guard !rows.isEmpty else { return "(none)" }
         let showsHeaders = headers.contains { !$0.isEmpty }
         let cells = (showsHeaders ? [headers] : []) + rows.map { $0.map(Self.singleLine) }
-        var widths = headers.indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
+        var widths = headers.indices.map { column in cells.map { Palette.visibleCount($0[column]) }.max() ?? 0 }
         if let width, let last = widths.indices.last {
             let used = widths.dropLast().reduce(0, +) + 2 * (widths.count - 1)
             widths[last] = max(8, min(widths[last], width - used))
         }
         return cells.map { row in
             row.enumerated().map { column, cell in
+                // Cells may hold ANSI styles (CommandContext.palette): widths count what shows.
                 let limit = widths[column]
-                let fitted = cell.count > limit ? String(cell.prefix(limit - 1)) + "…" : cell
-                return column == row.count - 1 ? fitted : fitted.padding(toLength: limit, withPad: " ", startingAt: 0)
+                let shown = Palette.visibleCount(cell)
+                let fitted = shown > limit ? Palette.visiblePrefix(cell, limit - 1) + "…" : cell
+                return column == row.count - 1 ? fitted : fitted + String(repeating: " ", count: max(0, limit - min(shown, limit)))
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }

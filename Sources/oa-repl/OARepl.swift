@@ -11,7 +11,7 @@ struct OARepl: AsyncParsableCommand {
         commandName: "oa-repl",
         abstract: "Browse and search the OpenAgents mirror offline, queue prompts, export sessions to Markdown.",
         discussion: """
-            On a terminal, an interactive prompt (type help; line editing, history in $OA_HISTORY or beside the default mirror, Tab completes commands and session ids). With -c, or with commands piped in (one per line, # for comments), runs them without prompts and exits non-zero at the first that fails. With --jsonl, reads one JSON-RPC 2.0 request per line and answers each on one line (methods: sessions.list, sessions.show, search, prompt.enqueue, outbox.list, events.subscribe, …; call methods for the list); a subscription's notifications come as oa-sync commits, one per line.
+            On a terminal, an interactive prompt (type help; line editing, history in $OA_HISTORY or beside the default mirror, Tab completes commands, their options and session ids; output taller than the terminal goes through $PAGER, else less -RFX, unless .pager off; colour unless NO_COLOR is set). With -c, or with commands piped in (one per line, # for comments), runs them without prompts and exits non-zero at the first that fails. With --jsonl, reads one JSON-RPC 2.0 request per line and answers each on one line (methods: sessions.list, sessions.show, search, prompt.enqueue, outbox.list, events.subscribe and more; call methods for the list); a subscription's notifications come as oa-sync commits, one per line.
 
             follow prints a session's conversation (or every session's), then each event as oa-sync commits it, until Ctrl-C, SIGTERM (exit 0) or --until-idle-ms.
 
@@ -31,10 +31,10 @@ struct OARepl: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).")
+    @Option(help: ArgumentHelp("The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).", valueName: "path"))
     var db: String?
 
-    @Option(help: "The bridge for the sync command (default: $OA_BRIDGE, else ws://127.0.0.1:9099).")
+    @Option(help: ArgumentHelp("The bridge for the sync command (default: $OA_BRIDGE, else ws://127.0.0.1:9099).", valueName: "url"))
     var bridge: String?
 
     @Flag(help: "JSON-RPC 2.0 requests on standard input, one answer per line on standard output.")
@@ -46,7 +46,7 @@ struct OARepl: AsyncParsableCommand {
     @Flag(help: "With --mcp: offer the enqueue_prompt tool, which queues prompts for the agent.")
     var mcpAllowPrompts = false
 
-    @Option(name: .customShort("c"), help: "Run this command (repeatable), then exit.")
+    @Option(name: .customShort("c"), help: ArgumentHelp("Run this command (repeatable), then exit.", valueName: "command"))
     var commands: [String] = []
 
     @Option(help: "Output mode: table, json or markdown.")
@@ -90,7 +90,11 @@ struct OARepl: AsyncParsableCommand {
         }
         // At a prompt: lines typed on a terminal, with no -c.
         let interactive = commands.isEmpty && Terminal.inputIsTerminal
-        var shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour, interactive: interactive)
+        let historyPath = interactive ? Self.historyPath() : nil
+        // A pager only at a prompt on a terminal: never in -c, scripts, or when output is piped.
+        var shell = ScriptShell(context: context, mode: mode, width: Terminal.width, colour: Terminal.usesColour, interactive: interactive,
+                                pager: interactive && Terminal.outputIsTerminal ? Pager.fromEnvironment() : nil,
+                                settingsPath: historyPath.map(ReplSettings.path(besideHistory:)))
         if !commands.isEmpty {
             for command in commands {
                 if try await !shell.run(command) { throw ExitCode(1) }
@@ -98,7 +102,7 @@ struct OARepl: AsyncParsableCommand {
             }
             return
         }
-        guard interactive else {
+        guard let historyPath else {
             while let line = readLine(strippingNewline: true) {
                 if try await !shell.run(line) { throw ExitCode(1) }
                 if shell.finished { break }
@@ -106,8 +110,8 @@ struct OARepl: AsyncParsableCommand {
             return
         }
         Terminal.writeOut("oa-repl: mirror \(context.mirrorPath). Type help, or quit; Tab completes.")
-        let editor = LineEditor(historyPath: Self.historyPath())
-        while let line = editor.readLine(prompt: "oa> ", completingFrom: context.completionWords()) {
+        let editor = LineEditor(historyPath: historyPath)
+        while let line = editor.readLine(prompt: "oa> ", completing: context.completionIDs()) {
             _ = try await shell.run(line)
             if shell.finished { break }
         }

@@ -7,21 +7,31 @@ struct ScriptShell {
     let runner: CommandRunner
     var mode: OutputMode
     let width: Int?
-    /// Bold table headers (a terminal, and no NO_COLOR).
+    /// Colour (a terminal, and no NO_COLOR): bold table headers, and the palette of commands in table mode.
     let colour: Bool
     /// Lines typed at a prompt: Ctrl-C ends a `follow` and the prompt comes back.
     let interactive: Bool
+    /// Where output taller than the terminal goes (`.pager on`); nil where output is never paged:
+    /// scripts, `-c`, output that is not a terminal, no pager installed.
+    let pager: Pager?
+    /// `.pager on|off`, kept in `settingsPath` when there is one (at a prompt).
+    private(set) var settings: ReplSettings
+    let settingsPath: String?
     /// Set by `quit`, and by a signal that ended a `follow` (but Ctrl-C at a prompt).
     private(set) var finished = false
     let mirrorPath: String
 
-    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool) {
+    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool,
+         pager: Pager? = nil, settingsPath: String? = nil) {
         runner = CommandRunner(context: context)
         mirrorPath = context.mirrorPath
         self.mode = mode
         self.width = width
         self.colour = colour
         self.interactive = interactive
+        self.pager = pager
+        self.settingsPath = settingsPath
+        settings = settingsPath.map(ReplSettings.load(from:)) ?? ReplSettings()
     }
 
     /// Runs one line; returns false when it failed (the error is printed on standard error).
@@ -30,6 +40,7 @@ struct ScriptShell {
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return true }
         if trimmed.hasPrefix(".") { return dotCommand(trimmed) }
         do {
+            runner.context.palette = colour && mode == .table ? .colour : .plain
             let result = try await runner.run(line: trimmed)
             if result.quits {
                 finished = true
@@ -39,7 +50,7 @@ struct ScriptShell {
             case .start(let request):
                 return await follow(request)
             case .stop:
-                Terminal.writeError("error: unsubscribe ends a JSON-lines subscription (oa-repl --jsonl); follow ends with Ctrl-C")
+                Terminal.writeFailure("unsubscribe ends a JSON-lines subscription (oa-repl --jsonl); follow ends with Ctrl-C")
                 return false
             case nil:
                 break
@@ -47,25 +58,36 @@ struct ScriptShell {
             if var output = mode.render(result, width: width) {
                 if colour, mode == .table, result.table?.headers.contains(where: { !$0.isEmpty }) == true,
                    let firstLine = output.split(separator: "\n", maxSplits: 1).first {
-                    output = "\u{1B}[1m" + firstLine + "\u{1B}[0m" + output.dropFirst(firstLine.count)
+                    output = Palette.colour.apply(.bold, to: String(firstLine)) + output.dropFirst(firstLine.count)
                 }
-                Terminal.writeOut(output)
+                show(output)
             }
             return true
         } catch {
-            Terminal.writeError("error: \(error)")
+            Terminal.writeFailure("\(error)")
             return false
         }
+    }
+
+    /// Prints `output`, through the pager when it is on and `output` is taller than the terminal
+    /// (or plainly, when the pager fails).
+    private func show(_ output: String) {
+        if settings.pager, let pager, let size = Terminal.size, Terminal.needs(size.rows, rowsFor: output, columns: size.columns),
+           pager.page(output) {
+            return
+        }
+        Terminal.writeOut(output)
     }
 
     /// Prints the conversation the request follows, then each change as it is committed, until
     /// it is idle for its limit, or SIGINT or SIGTERM; false when reading the mirror failed.
     private mutating func follow(_ request: FeedRequest) async -> Bool {
         let mirrorPath = mirrorPath
+        let palette: Palette = colour ? .colour : .plain
         let failed = Atomic(false)
         let signal = await Interruption.run {
             let output = StandardOutput()
-            var renderer = FollowRenderer(tagsSessions: request.sessionKey == nil)
+            var renderer = FollowRenderer(tagsSessions: request.sessionKey == nil, palette: palette)
             do {
                 try await MirrorChangeSignal.withSignal(mirrorPath: mirrorPath) { signal in
                     _ = try await EventFeed.run(request, reader: MirrorReader(mirrorPath: mirrorPath), signal: signal) { items in
@@ -74,7 +96,7 @@ struct ScriptShell {
                 }
             } catch {
                 await output.write(renderer.finish(), newline: false)
-                Terminal.writeError("error: \(CommandError.message(for: error))")
+                Terminal.writeFailure(CommandError.message(for: error))
                 failed.store(true, ordering: .relaxed)
                 return
             }
@@ -86,18 +108,29 @@ struct ScriptShell {
         return !failed.load(ordering: .relaxed)
     }
 
-    /// `.mode table|json|markdown`.
+    /// `.mode table|json|markdown`, `.pager on|off`; alone, the setting in force.
     private mutating func dotCommand(_ line: String) -> Bool {
         let words = line.split(separator: " ").map(String.init)
-        guard words.first == ".mode" else {
-            Terminal.writeError("error: unknown dot command \(words.first ?? line); try .mode table|json|markdown")
+        guard let command = words.first.flatMap(DotCommand.init(rawValue:)) else {
+            Terminal.writeFailure("unknown dot command \(words.first ?? line); try " + DotCommand.allCases.map(\.usage).joined(separator: " or "))
             return false
         }
-        guard words.count == 2, let newMode = OutputMode(rawValue: words[1]) else {
-            Terminal.writeError(words.count == 1 ? "mode: \(mode.rawValue)" : "error: .mode takes table, json or markdown")
+        let current = command == .mode ? mode.rawValue : settings.pager ? "on" : "off"
+        guard words.count == 2, command.values.contains(words[1]) else {
+            if words.count == 1 {
+                Terminal.writeError("\(command.rawValue.dropFirst()): \(current)")
+            } else {
+                Terminal.writeFailure("\(command.rawValue) takes " + command.values.joined(separator: ", "))
+            }
             return words.count == 1
         }
-        mode = newMode
+        switch command {
+        case .mode:
+            mode = OutputMode(rawValue: words[1]) ?? mode
+        case .pager:
+            settings.pager = words[1] == "on"
+            if let settingsPath { settings.save(to: settingsPath) }
+        }
         return true
     }
 }
@@ -121,12 +154,38 @@ enum Terminal {
         return Int(size.ws_col)
     }
 
+    /// The terminal's rows and columns when standard output is one that says.
+    static var size: (rows: Int, columns: Int)? {
+        var size = winsize()
+        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 else {
+            return nil
+        }
+        return (Int(size.ws_row), Int(size.ws_col))
+    }
+
+    /// Whether `text` takes `rows` rows or more of a terminal `columns` wide, long lines wrapping
+    /// (counted until it does, however long the text).
+    static func needs(_ rows: Int, rowsFor text: String, columns: Int) -> Bool {
+        var used = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            used += max(1, (Palette.visibleCount(line) + columns - 1) / columns)
+            if used >= rows { return true }
+        }
+        return false
+    }
+
     static func writeOut(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     static func writeError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// `error: message` on standard error, in red when it is a terminal and NO_COLOR is not set.
+    static func writeFailure(_ message: String) {
+        let colour = isatty(STDERR_FILENO) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+        writeError(Palette(usesColour: colour).apply(.red, to: "error: \(message)"))
     }
 
     static func prompt(_ text: String) {

@@ -31,10 +31,10 @@ struct OASync: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The bridge: its WebSocket URL, or dnssd (the only bridge DNS-SD finds) or dnssd:NAME (the instance NAME) (default: $OA_BRIDGE, else ws://127.0.0.1:9099).")
+    @Option(help: ArgumentHelp("The bridge: its WebSocket URL, or dnssd (the only bridge DNS-SD finds) or dnssd:NAME (the instance NAME) (default: $OA_BRIDGE, else ws://127.0.0.1:9099).", valueName: "url"))
     var bridge: String?
 
-    @Option(help: "The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).")
+    @Option(help: ArgumentHelp("The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).", valueName: "path"))
     var db: String?
 
     @Flag(help: "Catch up and deliver queued prompts once, then exit.")
@@ -43,7 +43,7 @@ struct OASync: AsyncParsableCommand {
     @Flag(help: "List the bridges DNS-SD finds (name, URL, advertised pin), then exit: 0 if any was found, else 1.")
     var discover = false
 
-    @Option(help: "How long DNS-SD browses, for --discover and before each connection to a dnssd bridge, in milliseconds.")
+    @Option(help: ArgumentHelp("How long DNS-SD browses, for --discover and before each connection to a dnssd bridge, in milliseconds.", valueName: "ms"))
     var discoverTimeoutMs = Int(BridgeChoice.defaultDiscoveryTimeout.components.seconds * 1000)
 
     @Flag(name: .shortAndLong, help: "Log warnings and errors only.")
@@ -52,28 +52,28 @@ struct OASync: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Log every step.")
     var verbose = false
 
-    @Option(help: "Log line format on standard error: text, json or journal (default: journal under systemd, else text).")
+    @Option(help: ArgumentHelp("Log line format on standard error: text, json or journal (default: journal under systemd, else text).", valueName: "format"))
     var logFormat: LogFormat?
 
-    @Option(help: "First reconnect delay ceiling, in milliseconds (doubles per attempt, with full jitter).")
+    @Option(help: ArgumentHelp("First reconnect delay ceiling, in milliseconds (doubles per attempt, with full jitter).", valueName: "ms"))
     var backoffInitialMs = 500
 
-    @Option(help: "Longest reconnect delay, in milliseconds.")
+    @Option(help: ArgumentHelp("Longest reconnect delay, in milliseconds.", valueName: "ms"))
     var backoffCapMs = 30_000
 
-    @Option(help: "Events per history.changes page (1…5000).")
+    @Option(help: ArgumentHelp("Events per history.changes page (1 to 5000).", valueName: "events"))
     var changesPageSize = 2000
 
-    @Option(help: "A stock bridge's session with live updates is fetched again after this many quiet milliseconds.")
+    @Option(help: ArgumentHelp("A stock bridge's session with live updates is fetched again after this many quiet milliseconds.", valueName: "ms"))
     var refetchAfterQuietMs = 2000
 
-    @Option(help: "How long the first connection attempt waits for the bridge's answer to initialize, in milliseconds (later attempts wait at least 10 s).")
+    @Option(help: ArgumentHelp("How long the first connection attempt waits for the bridge's answer to initialize, in milliseconds (later attempts wait at least 10 s).", valueName: "ms"))
     var handshakeTimeoutMs = 3000
 
-    @Option(help: "The SHA-256 fingerprint a wss:// bridge's certificate must have (default: $OA_TLS_PIN, else the pin remembered for the bridge, else trust on first use).")
+    @Option(help: ArgumentHelp("The SHA-256 fingerprint a wss:// bridge's certificate must have (default: $OA_TLS_PIN, else the pin remembered for the bridge, else trust on first use).", valueName: "sha256"))
     var tlsPin: String?
 
-    @Option(help: "A file holding the bridge's bearer token, readable by its owner only (default: $OA_TOKEN_FILE, else the token in $OA_TOKEN).")
+    @Option(help: ArgumentHelp("A file holding the bridge's bearer token, readable by its owner only (default: $OA_TOKEN_FILE, else the token in $OA_TOKEN).", valueName: "path"))
     var tokenFile: String?
 
     func validate() throws {

@@ -22,7 +22,7 @@ struct DocsTests {
         let section = try Self.section(of: "docs/cli.md", heading: "## \(program)")
         let documented = Set(matches(of: #"^\| `(-[a-z]|--[a-z][a-z-]*)"#, in: section, lines: true))
             .union(matches(of: #"^\| `-[a-z]`, `(--[a-z][a-z-]*)`"#, in: section, lines: true))
-        #expect(documented == (try options(of: program)).subtracting(["-h", "--help"]),
+        #expect(documented == (try helpOptions(of: program)).subtracting(["-h", "--help"]),
                 "the option table of \(program) in docs/cli.md")
     }
 
@@ -55,7 +55,7 @@ struct DocsTests {
     func usedOptionsExist() throws {
         var accepted: [String: Set<String>] = [:]
         for program in ["oa-sync", "oa-repl", "oa-bridge-sim"] {
-            accepted[program] = try options(of: program).union(["--generate-completion-script"])
+            accepted[program] = try helpOptions(of: program).union(["--generate-completion-script"])
         }
         var checked = 0
         for file in ["README.md", "docs/cli.md", "docs/simulator.md", "tools/demo", "tools/systemd/oa-sync.service"] {
@@ -124,13 +124,6 @@ struct DocsTests {
 
     // MARK: - Helpers
 
-    /// The option names a program's `--help` lists.
-    private func options(of program: String) throws -> Set<String> {
-        let help = try run(program, ["--help"]).output
-        let section = help.components(separatedBy: "OPTIONS:").dropFirst().joined()
-        return Set(matches(of: #"(?m)^  (?:(-[a-z]), )?(--[a-z][a-z-]*|-[a-z])"#, in: section, allGroups: true))
-    }
-
     /// A REPL command line's name: its words up to the first argument (`outbox retry ID` → `outbox retry`).
     private static func commandName(_ line: String) -> String {
         line.split(separator: " ").prefix { word in word.allSatisfy { $0.isLowercase } }.joined(separator: " ")
@@ -157,21 +150,4 @@ struct DocsTests {
     private enum DocsError: Error {
         case missingSection(String, String)
     }
-}
-
-/// The first capture group (or, with `allGroups`, every non-empty group) of each match.
-private func matches(of pattern: String, in text: String, lines: Bool = false, allGroups: Bool = false) -> [String] {
-    let regex = try? NSRegularExpression(pattern: pattern, options: lines ? [.anchorsMatchLines] : [])
-    let range = NSRange(text.startIndex..., in: text)
-    return (regex?.matches(in: text, range: range) ?? []).flatMap { match in
-        (1..<match.numberOfRanges).prefix(allGroups ? Int.max : 1).compactMap { index in
-            Range(match.range(at: index), in: text).map { String(text[$0]) }
-        }.filter { !$0.isEmpty }
-    }
-}
-
-/// Runs a built program to its end with `input`; its status and standard output.
-private func run(_ program: String, _ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
-    let outcome = try ProgramRun.run(BuildProducts.executable(program), arguments, input: Data(input.utf8))
-    return (outcome.status, outcome.standardOutput)
 }

@@ -61,4 +61,15 @@ struct FollowRendererTests {
         }
         try expectGolden(transcript, "follow-live.txt")
     }
+
+    @Test("with colour, headings in their role's style and a failed tool call in red; the text as it came")
+    mutating func colour() {
+        var renderer = FollowRenderer(tagsSessions: false, palette: .colour)
+        let text = renderer.render([
+            chunk("5f0c", "Run it", kind: .userMessageChunk), chunk("5f0c", "Running"),
+            event("5f0c", ["sessionUpdate": "tool_call_update", "tool_call_update": ["call_id": "c1", "status": "failed", "error": "exit 1"]]),
+        ]) + renderer.finish()
+        #expect(text == "\u{1B}[1;36m[0] user:\u{1B}[0m\n  Run it\n\u{1B}[1;32m[1] assistant:\u{1B}[0m\n  Running\n"
+            + "\u{1B}[1;31m[2] tool tool (c1): failed\u{1B}[0m\n\u{1B}[31m  error: exit 1\u{1B}[0m\n")
+    }
 }

@@ -19,7 +19,7 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
 
             --advertise NAME publishes the simulator by DNS-SD as _openagents._tcp (through avahi-daemon), with the TXT keys proto, path and history_cursor (cursor flavour); the ready line then comes once the advertisement is established.
 
-            --flavor stock behaves as the desktop bridge does today, quirks included; --flavor cursor adds the history-cursor extension. Tests drive it with _sim/* methods (see docs). Prints one line, "oa-bridge-sim ready on ws://127.0.0.1:PORT …", once it accepts connections.
+            --flavor stock behaves as the desktop bridge does today, quirks included; --flavor cursor adds the history-cursor extension. Tests drive it with _sim/* methods (see docs). Prints one line, "oa-bridge-sim ready on ws://127.0.0.1:PORT ...", once it accepts connections.
 
             With --tls-cert and --tls-key it serves wss:// (the ready line then shows wss:// and the certificate's SHA-256 pin); with --token it answers an upgrade without "Authorization: Bearer TOKEN" with HTTP 401.
 
@@ -27,37 +27,37 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "stock or cursor.")
+    @Option(help: ArgumentHelp("stock or cursor.", valueName: "flavor"))
     var flavor: String = "cursor"
 
-    @Option(help: "Port on 127.0.0.1 (0: any free port, printed when ready).")
+    @Option(help: ArgumentHelp("Port on 127.0.0.1 (0: any free port, printed when ready).", valueName: "port"))
     var port: Int = 9099
 
-    @Option(help: "The history file (created if missing).")
+    @Option(help: ArgumentHelp("The history file (created if missing).", valueName: "path"))
     var db: String
 
-    @Option(help: "Sessions to seed a new, empty history with.")
+    @Option(help: ArgumentHelp("Sessions to seed a new, empty history with.", valueName: "count"))
     var sessions: Int = 0
 
-    @Option(help: "Events to seed a new, empty history with.")
+    @Option(help: ArgumentHelp("Events to seed a new, empty history with.", valueName: "count"))
     var events: Int = 0
 
-    @Option(help: "Seed of the synthetic history.")
+    @Option(help: ArgumentHelp("Seed of the synthetic history.", valueName: "number"))
     var seed: UInt64 = 1
 
-    @Option(help: "Advertise the simulator by DNS-SD (_openagents._tcp) under this instance name.")
+    @Option(help: ArgumentHelp("Advertise the simulator by DNS-SD (_openagents._tcp) under this instance name.", valueName: "name"))
     var advertise: String?
 
     @Flag(help: "Log every connection and request.")
     var verbose = false
 
-    @Option(help: "PEM certificate to serve wss:// with (with --tls-key).")
+    @Option(help: ArgumentHelp("PEM certificate to serve wss:// with (with --tls-key).", valueName: "path"))
     var tlsCert: String?
 
-    @Option(help: "PEM private key of --tls-cert.")
+    @Option(help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "path"))
     var tlsKey: String?
 
-    @Option(help: "A bearer token the WebSocket upgrade must carry (a test tool: real secrets do not go on a command line).")
+    @Option(help: ArgumentHelp("A bearer token the WebSocket upgrade must carry (a test tool: real secrets do not go on a command line).", valueName: "token"))
     var token: String?
 
     func validate() throws {

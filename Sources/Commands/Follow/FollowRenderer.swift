@@ -5,7 +5,7 @@ import MirrorStore
 /// message it belongs to on screen rather than starting a block of its own, a tool call is shown
 /// when made and again with its result, and events that a refetch took back are said to be so
 /// before the bridge's copy follows. Following every session, each line starts with the
-/// session's short id.
+/// session's short id. Headings are coloured as `show` colours them when `palette` has colour.
 public struct FollowRenderer {
     /// The message being streamed in a session, with its chunks so far: when a refetch takes
     /// some back, what stands is shown again.
@@ -17,6 +17,7 @@ public struct FollowRenderer {
     }
 
     private let tagsSessions: Bool
+    private let palette: Palette
     /// Each session's message still being streamed.
     private var openMessages: [String: OpenMessage] = [:]
     /// The session whose message the last line written continues, when it ended mid-line.
@@ -26,9 +27,12 @@ public struct FollowRenderer {
     /// Ordinals of recent events shown, by event id: to say which ones a refetch took back.
     private var shownOrdinals = RecentMap<Int64, Int64>(capacity: 4096)
 
-    /// - Parameter tagsSessions: start each line with the session's short id (following every session).
-    public init(tagsSessions: Bool) {
+    /// - Parameters:
+    ///   - tagsSessions: start each line with the session's short id (following every session).
+    ///   - palette: the styles of the headings (`.plain`, the default: none).
+    public init(tagsSessions: Bool, palette: Palette = .plain) {
         self.tagsSessions = tagsSessions
+        self.palette = palette
     }
 
     /// The text for `items`, to write as it is (it may end mid-line, in a streamed message).
@@ -85,11 +89,11 @@ public struct FollowRenderer {
             if let open = openMessages[session], open.role == role, open.local == local {
                 if lineOwner != session {
                     let heading = "[\(open.firstOrdinal)] \(ConversationText.label(role, local: local)) (continued):"
-                    startLine(heading, session: session, into: &output)
+                    startLine(heading, role: role, session: session, into: &output)
                 }
             } else {
                 openMessages[session] = OpenMessage(role: role, local: local, firstOrdinal: event.ordinal, chunks: [])
-                startLine("[\(event.ordinal)] \(ConversationText.label(role, local: local)):", session: session, into: &output)
+                startLine("[\(event.ordinal)] \(ConversationText.label(role, local: local)):", role: role, session: session, into: &output)
             }
             openMessages[session]?.chunks.append((event.eventID, text))
             output += continued(text, session: session)
@@ -121,7 +125,8 @@ public struct FollowRenderer {
             return
         }
         openMessages[session] = open
-        startLine("[\(open.firstOrdinal)] \(ConversationText.label(open.role, local: open.local)) (corrected):", session: session, into: &output)
+        startLine("[\(open.firstOrdinal)] \(ConversationText.label(open.role, local: open.local)) (corrected):", role: open.role,
+                  session: session, into: &output)
         output += continued(open.chunks.map(\.text).joined(), session: session)
     }
 
@@ -134,7 +139,7 @@ public struct FollowRenderer {
                 call.name = toolName
                 entry = .toolCall(call)
             }
-            block(ConversationText.render(entry), session: event.sessionID, into: &output)
+            block(ConversationText.render(entry, palette: palette), session: event.sessionID, into: &output)
         }
     }
 
@@ -145,11 +150,11 @@ public struct FollowRenderer {
         output += prefix + text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + prefix) + "\n"
     }
 
-    /// Writes a message's heading and leaves a line open for its text.
-    private mutating func startLine(_ heading: String, session: String, into output: inout String) {
+    /// Writes a message's heading, in its role's style, and leaves a line open for its text.
+    private mutating func startLine(_ heading: String, role: Conversation.Role, session: String, into output: inout String) {
         closeLine(into: &output)
         let prefix = linePrefix(session)
-        output += prefix + heading + "\n" + prefix + "  "
+        output += prefix + palette.apply(palette.style(of: role), to: heading) + "\n" + prefix + "  "
         lineOwner = session
     }
 
