@@ -25,11 +25,12 @@ package struct ConversationWindow {
     ///
     /// Reads events on both sides of `at`, four times as many each time, until the window holds
     /// `context` whole entries on each side of the event's (or reaches an end of the timeline, or
-    /// `maximumSpan` events on each side).
+    /// `limit` events on each side).
     ///
     /// - Throws: `CommandError.badArguments` when the session has no event at or before `at`.
-    package static func read(store: MirrorStore, sessionID: String, at ordinal: Int64, context: Int) throws -> ConversationWindow {
-        var span = max(64, (2 * context + 1) * 16)
+    package static func read(store: MirrorStore, sessionID: String, at ordinal: Int64, context: Int,
+                             span limit: Int = maximumSpan) throws -> ConversationWindow {
+        var span = min(limit, max(64, (2 * context + 1) * 16))
         while true {
             let before = try store.timeline(sessionID: sessionID, before: ordinal, limit: span)
             let after = try store.timeline(sessionID: sessionID, range: TimelineRange(fromOrdinal: ordinal, limit: span + 1))
@@ -45,13 +46,13 @@ package struct ConversationWindow {
             let wholeBefore = reachesStart ? index : index - 1
             let wholeAfter = reachesEnd ? conversation.entries.count - 1 - index : conversation.entries.count - 2 - index
             // Past the largest span, entries cut at the window's edges are shown as far as read.
-            if (wholeBefore >= context || reachesStart) && (wholeAfter >= context || reachesEnd) || span >= maximumSpan {
+            if (wholeBefore >= context || reachesStart) && (wholeAfter >= context || reachesEnd) || span >= limit {
                 let first = max(0, index - context)
                 let last = min(conversation.entries.count - 1, index + context)
                 return try window(store: store, sessionID: sessionID, entries: conversation.entries, shown: first...last, events: events,
                                   lastRead: reachesEnd ? nil : after.last?.ordinal)
             }
-            span *= 4
+            span = min(span * 4, limit)
         }
     }
 

@@ -65,7 +65,11 @@ actor MirrorQueries {
                     let before = try store.eventCounts(sessionID: session.sessionID, before: ordinal, from: .max).before
                     earlier = before > 0 ? (before, ordinal - 1) : nil
                 } else if let ordinal {
-                    let window = try ConversationWindow.read(store: store, sessionID: session.sessionID, at: ordinal, context: size)
+                    // A window of at most one event per 64 characters of the budget on each side:
+                    // inside a message streamed in thousands of chunks, the text starts near `at`
+                    // rather than a budget's worth of text before it, and the reading stays short.
+                    let span = min(ConversationWindow.maximumSpan, max(64, maxCharacters / 64))
+                    let window = try ConversationWindow.read(store: store, sessionID: session.sessionID, at: ordinal, context: size, span: span)
                     start = window.entries.first.map(ConversationWindow.firstOrdinal) ?? ordinal
                     earlier = window.earlier
                 }

@@ -63,8 +63,19 @@ struct ConversationWindowTests {
         let store = try store(messages: 1, chunks: 20_000, in: directory)
         let window = try ConversationWindow.read(store: store, sessionID: "S", at: 10_000, context: 3)
         #expect(window.entries.count == 1)
-        #expect(window.events.count <= 2 * ConversationWindow.maximumSpan * 2 + 1)
+        #expect(window.events.count <= 2 * ConversationWindow.maximumSpan + 1)
         #expect((window.earlier?.count ?? 0) > 0 && (window.later?.count ?? 0) > 0)
         #expect((window.earlier?.count ?? 0) + window.events.count + (window.later?.count ?? 0) == 20_000)
+    }
+
+    @Test("a smaller span reads at most that many events on each side (read_session's window)")
+    func smallerSpan() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(messages: 1, chunks: 20_000, in: directory)
+        let window = try ConversationWindow.read(store: store, sessionID: "S", at: 10_000, context: 3, span: 100)
+        #expect(window.entries.count == 1)
+        #expect(window.events.first?.ordinal == 9_900)
+        #expect(window.events.count == 201)
+        #expect(window.earlier?.count == 9_900 && window.later?.count == 20_000 - 10_101)
     }
 }

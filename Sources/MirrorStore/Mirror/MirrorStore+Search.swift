@@ -29,7 +29,7 @@ extension MirrorStore {
     /// How many of the newest matching events a search ranks by relevance: a query matching more
     /// ranks its newest this many (and finds older ones with narrower words or filters), so that
     /// its cost stays bounded however many events match.
-    public static let searchRankWindow = 1000
+    public static let searchRankWindow = 500
 
     /// Searches the text of the mirrored events that `filter` admits: the most relevant first
     /// (FTS5's bm25), the newest first among equally relevant ones (by event time, then most
