@@ -86,6 +86,39 @@ struct SearchTests {
         #expect(try store.search("NOT\u{0}bye").count == 1, "a NUL separates words")
     }
 
+    @Test("oa_bm25 given exact counts scores every match as FTS5's bm25() does")
+    func rankMatchesBM25() throws {
+        let texts = ["the parser drops the last token", "parser parser parser", "a long line about the parser and its many tests",
+                     "tests pass", "the token parser tests", "nothing"]
+        try store.appendEvents(texts.enumerated().map { messageEvent("s", seq: Int64($0.offset + 1), text: $0.element) })
+        for words in [["parser"], ["parser", "tests"], ["tok*"], ["the", "parser"]] {
+            let terms = words.map { MirrorStore.ftsTerms(for: $0)[0] }
+            let counts = try terms.map { term in
+                Double(try store.database.scalarInt64("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?1", [term]) ?? 0)
+            }
+            let placeholders = counts.indices.map { "?\($0 + 2)" }.joined(separator: ", ")
+            let scores = try store.database.query(
+                "SELECT bm25(events_fts), oa_bm25(events_fts, \(placeholders)) FROM events_fts WHERE events_fts MATCH ?1",
+                [terms.joined(separator: " ")] + counts
+            ) { ($0.double(0), $0.double(1)) }
+            #expect(!scores.isEmpty)
+            for (expected, score) in scores {
+                #expect(abs(expected - score) < 1e-9, "\(words): bm25 \(expected), oa_bm25 \(score)")
+            }
+        }
+    }
+
+    @Test("a word's events are counted below the rank window and estimated above it, from its newest matches")
+    func documentCounts() throws {
+        // "common" in every third event, "rare" in ten.
+        let texts = (0..<3000).map { index in (index % 3 == 0 ? "common " : "other ") + (index % 300 == 0 ? "rare" : "") }
+        try store.appendEvents(texts.map { messageEvent("s", text: $0) })
+        #expect(try store.documentCount(of: "\"rare\"") == 10)
+        let estimate = try store.documentCount(of: "\"common\"")
+        #expect(abs(estimate - 1000) / 1000 < 0.05, "estimate \(estimate) for 1000")
+        #expect(try store.search("common rare").count == 10)
+    }
+
     private func expectIndexIntact() throws {
         try store.database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)")
     }

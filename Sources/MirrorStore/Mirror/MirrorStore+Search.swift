@@ -28,13 +28,15 @@ public struct SnippetMarkers: Sendable, Equatable {
 extension MirrorStore {
     /// How many of the newest matching events a search ranks by relevance: a query matching more
     /// ranks its newest this many (and finds older ones with narrower words or filters), so that
-    /// its cost stays bounded however many events match.
+    /// its cost stays bounded however many events match. Also how many of a word's newest
+    /// matches estimate how many events hold it.
     public static let searchRankWindow = 500
 
     /// Searches the text of the mirrored events that `filter` admits: the most relevant first
-    /// (FTS5's bm25), the newest first among equally relevant ones (by event time, then most
-    /// recently mirrored). Relevance ranks the newest `searchRankWindow` matches (or `offset +
-    /// limit`, if more).
+    /// (bm25, as FTS5 computes it, with the number of events holding each word estimated by
+    /// `documentCount(of:)`), the newest first among equally relevant ones (by event time, then
+    /// most recently mirrored). Relevance ranks the newest `searchRankWindow` matches (or
+    /// `offset + limit`, if more).
     ///
     /// `text` is plain words, not FTS5 syntax: every word must occur (in any order), a word ending
     /// in `*` matches as a prefix, and quotes or operators are taken literally.
@@ -48,17 +50,20 @@ extension MirrorStore {
         offset: Int = 0,
         markers: SnippetMarkers = .brackets
     ) throws -> [SearchHit] {
-        guard let query = Self.ftsQuery(for: text), limit > 0 else { return [] }
+        let terms = Self.ftsTerms(for: text)
+        guard !terms.isEmpty, limit > 0 else { return [] }
+        let query = terms.joined(separator: " ")
         return try read {
             let window = max(Self.searchRankWindow, offset + limit)
+            let counts = try terms.map(documentCount(of:))
             let candidates: [RankedMatch]
             if let sessionID = filter.sessionID {
                 guard let sessionNo = try database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = ?", [sessionID]) else {
                     return []
                 }
-                candidates = try sessionMatches(query, sessionNo: sessionNo, filter: filter, window: window)
+                candidates = try sessionMatches(query, counts: counts, sessionNo: sessionNo, filter: filter, window: window)
             } else {
-                candidates = try matches(query, filter: filter, limit: window)
+                candidates = try matches(query, counts: counts, filter: filter, limit: window)
             }
             let page = candidates.sorted().dropFirst(offset).prefix(limit).map(\.eventID)
             return try hits(query, eventIDs: Array(page), markers: markers)
@@ -94,7 +99,7 @@ extension MirrorStore {
         return eventIDs.compactMap { byID[$0] }
     }
 
-    /// True when an FTS5 query from `ftsQuery(for:)` holds a prefix (`"pars"*`).
+    /// True when an FTS5 query of `ftsTerms(for:)` holds a prefix (`"pars"*`).
     static func hasPrefix(_ query: String) -> Bool {
         query.contains("\"*")
     }
@@ -105,45 +110,67 @@ extension MirrorStore {
     ///
     /// One query, not one per range of the session's ids: bm25 counts each word's matches over
     /// the whole index once per query, and FTS5 merges a prefix's words anew for each.
-    private func sessionMatches(_ query: String, sessionNo: Int64, filter: SearchFilter, window: Int) throws -> [RankedMatch] {
+    private func sessionMatches(_ query: String, counts: [Double], sessionNo: Int64, filter: SearchFilter, window: Int) throws -> [RankedMatch] {
         try database.query(
             """
-            SELECT events_fts.rowid, bm25(events_fts), e.ts
+            SELECT events_fts.rowid, \(Self.rank(counts, from: 7)), e.ts
             FROM events_fts JOIN events e ON e.event_id = events_fts.rowid
             WHERE events_fts MATCH ?1 AND +events_fts.rowid IN (SELECT event_id FROM events WHERE session_no = ?2)
               AND (?3 IS NULL OR e.kind = ?3) AND (?4 IS NULL OR e.ts >= ?4) AND (?5 IS NULL OR e.ts <= ?5)
             ORDER BY events_fts.rowid DESC LIMIT ?6
             """,
-            [query, sessionNo, filter.kind, filter.since, filter.until, window]
+            [query, sessionNo, filter.kind, filter.since, filter.until, window] + counts
         ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2)) }
     }
 
     /// The newest `limit` matches that `filter`'s kind and times admit.
-    private func matches(_ query: String, filter: SearchFilter, limit: Int) throws -> [RankedMatch] {
+    private func matches(_ query: String, counts: [Double], filter: SearchFilter, limit: Int) throws -> [RankedMatch] {
         try database.query(
             """
-            SELECT events_fts.rowid, bm25(events_fts), e.ts
+            SELECT events_fts.rowid, \(Self.rank(counts, from: 6)), e.ts
             FROM events_fts JOIN events e ON e.event_id = events_fts.rowid
             WHERE events_fts MATCH ?1 AND (?2 IS NULL OR e.kind = ?2) AND (?3 IS NULL OR e.ts >= ?3) AND (?4 IS NULL OR e.ts <= ?4)
             ORDER BY events_fts.rowid DESC LIMIT ?5
             """,
-            [query, filter.kind, filter.since, filter.until, limit]
+            [query, filter.kind, filter.since, filter.until, limit] + counts
         ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2)) }
     }
 
-    /// An FTS5 query matching every word of `text`, each quoted; nil when there are no words.
-    /// Control characters (NUL included) separate words, as whitespace does.
-    static func ftsQuery(for text: String) -> String? {
+    /// `oa_bm25` of the match, with the counts of its words' events bound from parameter `first` on.
+    private static func rank(_ counts: [Double], from first: Int) -> String {
+        "\(SearchRank.functionName)(events_fts, " + counts.indices.map { "?\(first + $0)" }.joined(separator: ", ") + ")"
+    }
+
+    /// How many events hold `term` (one term of an FTS5 query): counted when fewer than
+    /// `searchRankWindow` do, else estimated from how closely its newest `searchRankWindow` matches
+    /// lie among the mirror's event ids, without reading its older matches (FTS5's `bm25()` reads
+    /// them all, every query).
+    func documentCount(of term: String) throws -> Double {
+        let sample = Self.searchRankWindow
+        guard let oldest = try database.scalarInt64(
+            "SELECT rowid FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2", [term, sample - 1]
+        ) else {
+            return Double(try database.scalarInt64("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?1", [term]) ?? 0)
+        }
+        let newest = try database.scalarInt64("SELECT rowid FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1", [term]) ?? oldest
+        // Two subqueries: min() and max() in one would read the whole table.
+        let ids = try database.scalarInt64("SELECT (SELECT max(event_id) FROM events) - (SELECT min(event_id) FROM events) + 1") ?? 1
+        return Double(sample) * Double(ids) / Double(max(1, newest - oldest + 1))
+    }
+
+    /// The words of `text` as FTS5 terms, each quoted (`"pars"*` for a prefix): the query that
+    /// matches every word is these joined by spaces. Control characters (NUL included) separate
+    /// words, as whitespace does.
+    static func ftsTerms(for text: String) -> [String] {
         let isSeparator = { (character: Character) in
             character.isWhitespace || character.unicodeScalars.contains { $0.properties.generalCategory == .control }
         }
-        let terms = text.split(whereSeparator: isSeparator).map { word -> String in
+        return text.split(whereSeparator: isSeparator).map { word -> String in
             let isPrefix = word.count > 1 && word.hasSuffix("*")
             let body = isPrefix ? word.dropLast() : word[...]
             let quoted = "\"" + body.replacing("\"", with: "\"\"") + "\""
             return isPrefix ? quoted + "*" : quoted
         }
-        return terms.isEmpty ? nil : terms.joined(separator: " ")
     }
 }
 

@@ -63,6 +63,7 @@ public final class MirrorStore {
             try database.enableWriteAheadLogging()
         }
         try database.setPageCacheSize(kibibytes: Self.pageCacheKiB)
+        try SearchRank.register(on: database)
         if mode == .readOnly {
             try mapForReading()
         }
