@@ -74,4 +74,72 @@ struct SearchFilterTests {
         let page = try store.search("need* 1*", filter: SearchFilter(sessionID: "a"), limit: 5, offset: 2)
         #expect(page.count == 5 && page.allSatisfy { $0.snippet.hasPrefix("[needle] [1") })
     }
+
+    @Test("words are searched in the text alone: a session's or a kind's token in the index is not a word")
+    func tokensAreNotWords() throws {
+        try store.appendEvents([event("a", seq: 1, text: "plain words"), event("b", seq: 2, text: "s1 written out")])
+        let session = try #require(try store.database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = 'a'"))
+        #expect(try store.search("s\(session)").map(\.sessionID) == (session == 1 ? ["b"] : []))
+        #expect(try store.search(MirrorStore.kindToken("agent_message_chunk")).isEmpty)
+        #expect(try store.search("k*").isEmpty)
+    }
+
+    @Test("a session merged into another is found under its new id, and no longer under the old one")
+    func mergedSession() throws {
+        try store.createLocalSession(id: "local-1")
+        let echo = NewEvent(sessionID: "local-1", kind: "user_message_chunk", text: "fix the flaky test", updateJSON: Array("{}".utf8))
+        _ = try store.enqueuePrompt(sessionID: "local-1", text: "fix the flaky test", clientMessageID: "c", localEcho: echo)
+        #expect(try store.search("flaky", filter: SearchFilter(sessionID: "local-1")).count == 1)
+        try store.remapSession(localID: "local-1", to: "SERVER-1")
+        #expect(try store.search("flaky", filter: SearchFilter(sessionID: "SERVER-1")).map(\.sessionID) == ["SERVER-1"])
+        #expect(try store.search("flaky", filter: SearchFilter(sessionID: "SERVER-1", kind: "user_message_chunk")).count == 1)
+        #expect(try store.search("flaky", filter: SearchFilter(sessionID: "local-1")).isEmpty)
+        try store.database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)")
+    }
+
+    @Test("time filters find exactly the events in range, across spans of many commits and times out of order")
+    func timeAcrossSpans() throws {
+        // 12,000 events in commits of 500, times shuffled within each commit and rising across
+        // them, with one commit of times from long ago in the middle.
+        var random = SystemRandomNumberGenerator()
+        var seq: Int64 = 0
+        for commit in 0..<24 {
+            let base: Int64 = commit == 12 ? 1_000 : 1_000_000 + Int64(commit) * 1_000
+            let events = (0..<500).map { index -> NewEvent in
+                seq += 1
+                var event = event(index % 2 == 0 ? "a" : "b", seq: seq, text: "needle \(seq)")
+                event.timestamp = base + Int64.random(in: 0..<1_000, using: &random)
+                return event
+            }
+            try store.appendEvents(events.shuffled(using: &random))
+        }
+        let spans = try store.database.query("SELECT first_event_id, last_event_id FROM search_spans ORDER BY 1") { ($0.int64(0), $0.int64(1)) }
+        #expect(spans.count == 2, "spans: \(spans)")
+        #expect(spans.allSatisfy { $0.1 - $0.0 + 1 <= MirrorStore.searchSpanWidth + 500 })
+        for (since, until) in [(Int64?.some(1_005_500), Int64?.none), (nil, 1_500), (1_010_000, 1_012_250), (500, 1_000_999), (2_000_000, nil)] {
+            let expected = Set(try store.database.query(
+                "SELECT event_id FROM events WHERE (?1 IS NULL OR ts >= ?1) AND (?2 IS NULL OR ts <= ?2)", [since, until]
+            ) { $0.int64(0) })
+            let found = try store.search("needle", filter: SearchFilter(since: since, until: until), limit: 20_000)
+            #expect(Set(found.map(\.eventID)) == expected, "since \(String(describing: since)), until \(String(describing: until))")
+        }
+    }
+
+    @Test("a prefix's hits and snippets are those FTS5 gives for the prefix itself, diacritics and case folded as the index folds them")
+    func prefixSnippets() throws {
+        let texts = ["Élan PARSER parsed the pärsing", "the parse tree", "Parsers: élan vital", "unrelated words", "foo-bar and foo-baz",
+                     "ÉLAN again, with a \"quoted\" parsnip"]
+        try store.appendEvents(texts.enumerated().map { event("a", seq: Int64($0.offset + 1), text: $0.element) })
+        for words in ["pars*", "PÄRS*", "éla*", "ela* pars*", "foo-ba*", "\"quo*", "parse*"] {
+            let hits = try store.search(words, limit: 100)
+            #expect(!hits.isEmpty, "\(words)")
+            let query = SearchQuery.words(MirrorStore.ftsTerms(for: words))
+            let expected = try store.database.query(
+                "SELECT rowid, snippet(events_fts, 0, '[', ']', '…', 12) FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid", [query]
+            ) { "\($0.int64(0)) \($0.string(1))" }
+            #expect(hits.map { "\($0.eventID) \($0.snippet)" }.sorted() == expected.sorted(), "\(words)")
+        }
+        let tokens = try store.read { try SearchTokenizer.tokens(of: ["Élan PARSER, pärsing"], database: store.database) }
+        #expect(tokens == [["elan", "parser", "parsing"]])
+    }
 }

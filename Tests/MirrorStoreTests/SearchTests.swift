@@ -94,12 +94,12 @@ struct SearchTests {
         for words in [["parser"], ["parser", "tests"], ["tok*"], ["the", "parser"]] {
             let terms = words.map { MirrorStore.ftsTerms(for: $0)[0] }
             let counts = try terms.map { term in
-                Double(try store.database.scalarInt64("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?1", [term]) ?? 0)
+                Double(try store.database.scalarInt64("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?1", ["{text} : " + term]) ?? 0)
             }
             let placeholders = counts.indices.map { "?\($0 + 2)" }.joined(separator: ", ")
             let scores = try store.database.query(
                 "SELECT bm25(events_fts), oa_bm25(events_fts, \(placeholders)) FROM events_fts WHERE events_fts MATCH ?1",
-                [terms.joined(separator: " ")] + counts
+                ["{text} : (" + terms.joined(separator: " ") + ")"] + counts
             ) { ($0.double(0), $0.double(1)) }
             #expect(!scores.isEmpty)
             for (expected, score) in scores {

@@ -47,8 +47,10 @@ struct ShellIngest {
             // The full-text index is fed per transaction, as the store does.
             let sql = "INSERT INTO events (session_no, ordinal, seq, ts, kind, text, update_json, content_hash, provisional, origin, event_id) VALUES "
                 + rows.joined(separator: ",\n") + ";\n"
-                + "INSERT INTO events_fts (rowid, text) SELECT event_id, text FROM events "
+                + "INSERT INTO events_fts (rowid, text, kind, session) SELECT event_id, text, kind, session FROM events_search "
                 + "WHERE event_id BETWEEN \(page.first?.seq ?? 0) AND \(page.last?.seq ?? 0) AND text <> '';\n"
+                + "INSERT INTO search_spans (first_event_id, last_event_id, oldest_ts, newest_ts) SELECT min(event_id), max(event_id), min(ts), max(ts) "
+                + "FROM events WHERE event_id BETWEEN \(page.first?.seq ?? 0) AND \(page.last?.seq ?? 0);\n"
                 + "INSERT INTO sync_cursors (scope, seq, updated_at) VALUES ('changes', \(page.last?.seq ?? 0), \(now)) "
                 + "ON CONFLICT (scope) DO UPDATE SET seq = excluded.seq;\n"
             try handle.write(contentsOf: Data(sql.utf8))

@@ -41,8 +41,8 @@ extension MirrorStore {
     /// `text` is plain words, not FTS5 syntax: every word must occur (in any order), a word ending
     /// in `*` matches as a prefix, and quotes or operators are taken literally.
     ///
-    /// A session filter tests each match's id against the session's (from its index) before its
-    /// row is read; kind and time are tested on each match's row.
+    /// The session and the kind are columns of the index, so FTS5 intersects them with the words;
+    /// times narrow the ids searched (`SearchQuery`) and are tested on the rows in that range.
     public func search(
         _ text: String,
         filter: SearchFilter = .none,
@@ -52,19 +52,12 @@ extension MirrorStore {
     ) throws -> [SearchHit] {
         let terms = Self.ftsTerms(for: text)
         guard !terms.isEmpty, limit > 0 else { return [] }
-        let query = terms.joined(separator: " ")
         return try read {
+            guard let query = try searchQuery(terms: terms, filter: filter) else { return [] }
             let window = max(Self.searchRankWindow, offset + limit)
-            let counts = try terms.map(documentCount(of:))
-            let candidates: [RankedMatch]
-            if let sessionID = filter.sessionID {
-                guard let sessionNo = try database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = ?", [sessionID]) else {
-                    return []
-                }
-                candidates = try sessionMatches(query, counts: counts, sessionNo: sessionNo, filter: filter, window: window)
-            } else {
-                candidates = try matches(query, counts: counts, filter: filter, limit: window)
-            }
+            // One word's count scales every score alike: it does not change the order.
+            let counts = terms.count == 1 ? [1.0] : try terms.map(documentCount(of:))
+            let candidates = try matches(query, counts: counts, limit: window)
             let page = candidates.sorted().dropFirst(offset).prefix(limit).map(\.eventID)
             return try hits(query, eventIDs: Array(page), markers: markers)
         }
@@ -72,9 +65,11 @@ extension MirrorStore {
 
     /// The hits with these ids, in this order, with their snippets.
     ///
-    /// Plain words: one lookup each (the index seeks the id). A prefix makes FTS5 merge the lists
-    /// of every word it starts for each lookup, so then the page is read in one query.
-    private func hits(_ query: String, eventIDs: [Int64], markers: SnippetMarkers) throws -> [SearchHit] {
+    /// One lookup each (the index seeks the id). A prefix would make FTS5 merge the lists of
+    /// every word it starts for each lookup, so a prefix is first replaced by the words it starts
+    /// in these events' texts; if that misses one (it should not), the page is read in one query
+    /// with the prefix itself.
+    private func hits(_ query: SearchQuery, eventIDs: [Int64], markers: SnippetMarkers) throws -> [SearchHit] {
         guard let low = eventIDs.min(), let high = eventIDs.max() else { return [] }
         let columns = """
             SELECT e.event_id, s.session_id, e.ordinal, e.kind, e.ts, snippet(events_fts, 0, ?2, ?3, ?4, 12)
@@ -85,54 +80,52 @@ extension MirrorStore {
             SearchHit(eventID: row.int64(0), sessionID: row.string(1), ordinal: row.int64(2), kind: row.string(3),
                       timestamp: row.optionalInt64(4), snippet: row.string(5))
         }
-        guard Self.hasPrefix(query) else {
-            return try eventIDs.compactMap { id in
-                try database.queryFirst(columns + " AND events_fts.rowid = ?5", [query, markers.start, markers.end, markers.ellipsis, id], map)
+        let lookUp = { (words: String) in
+            try eventIDs.compactMap { id in
+                try self.database.queryFirst(columns + " AND events_fts.rowid = ?5", [words, markers.start, markers.end, markers.ellipsis, id], map)
             }
+        }
+        guard query.hasPrefix else { return try lookUp(query.words) }
+        if let words = try expandedWords(query, eventIDs: eventIDs) {
+            let found = try lookUp(words)
+            if found.count == eventIDs.count { return found }
         }
         let list = Array(repeating: "?", count: eventIDs.count).joined(separator: ", ")
         let found = try database.query(
             columns + " AND events_fts.rowid BETWEEN ?5 AND ?6 AND +events_fts.rowid IN (\(list))",
-            [query, markers.start, markers.end, markers.ellipsis, low, high] + eventIDs, map
+            [query.words, markers.start, markers.end, markers.ellipsis, low, high] + eventIDs, map
         )
         let byID = Dictionary(found.map { ($0.eventID, $0) }, uniquingKeysWith: { first, _ in first })
         return eventIDs.compactMap { byID[$0] }
     }
 
-    /// True when an FTS5 query of `ftsTerms(for:)` holds a prefix (`"pars"*`).
-    static func hasPrefix(_ query: String) -> Bool {
-        query.contains("\"*")
+    /// `query`'s words with each prefix replaced by the words it starts in the texts of these
+    /// events, tokenized as the index tokenizes them (`SearchQuery.wordsExpanded`).
+    private func expandedWords(_ query: SearchQuery, eventIDs: [Int64]) throws -> String? {
+        let prefixes = query.terms.filter(SearchQuery.isPrefix)
+        let bodies = prefixes.map { String($0.dropFirst().dropLast(2)).replacing("\"\"", with: "\"") }
+        let list = Array(repeating: "?", count: eventIDs.count).joined(separator: ", ")
+        let texts = try database.query("SELECT text FROM events WHERE event_id IN (\(list))", eventIDs) { $0.string(0) }
+        let tokens = try SearchTokenizer.tokens(of: bodies + texts, database: database)
+        var prefixTokens: [String: String] = [:]
+        for (term, bodyTokens) in zip(prefixes, tokens) {
+            guard bodyTokens.count == 1 else { return nil }
+            prefixTokens[term] = bodyTokens[0]
+        }
+        return query.wordsExpanded(in: Set(tokens.dropFirst(prefixes.count).joined()), prefixTokens: prefixTokens)
     }
 
-    /// The newest `window` matches in one session, with their relevance: every match is read once
-    /// (newest first) and kept when its id is one of the session's, a set SQLite builds from the
-    /// session's index, without reading the rows of other sessions' matches.
-    ///
-    /// One query, not one per range of the session's ids: bm25 counts each word's matches over
-    /// the whole index once per query, and FTS5 merges a prefix's words anew for each.
-    private func sessionMatches(_ query: String, counts: [Double], sessionNo: Int64, filter: SearchFilter, window: Int) throws -> [RankedMatch] {
+    /// The newest `limit` matches of `query`, with their relevance.
+    private func matches(_ query: SearchQuery, counts: [Double], limit: Int) throws -> [RankedMatch] {
         try database.query(
             """
             SELECT events_fts.rowid, \(Self.rank(counts, from: 7)), e.ts
             FROM events_fts JOIN events e ON e.event_id = events_fts.rowid
-            WHERE events_fts MATCH ?1 AND +events_fts.rowid IN (SELECT event_id FROM events WHERE session_no = ?2)
-              AND (?3 IS NULL OR e.kind = ?3) AND (?4 IS NULL OR e.ts >= ?4) AND (?5 IS NULL OR e.ts <= ?5)
+            WHERE events_fts MATCH ?1 AND events_fts.rowid >= ?2 AND events_fts.rowid <= ?3
+              AND (?4 IS NULL OR e.ts >= ?4) AND (?5 IS NULL OR e.ts <= ?5)
             ORDER BY events_fts.rowid DESC LIMIT ?6
             """,
-            [query, sessionNo, filter.kind, filter.since, filter.until, window] + counts
-        ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2)) }
-    }
-
-    /// The newest `limit` matches that `filter`'s kind and times admit.
-    private func matches(_ query: String, counts: [Double], filter: SearchFilter, limit: Int) throws -> [RankedMatch] {
-        try database.query(
-            """
-            SELECT events_fts.rowid, \(Self.rank(counts, from: 6)), e.ts
-            FROM events_fts JOIN events e ON e.event_id = events_fts.rowid
-            WHERE events_fts MATCH ?1 AND (?2 IS NULL OR e.kind = ?2) AND (?3 IS NULL OR e.ts >= ?3) AND (?4 IS NULL OR e.ts <= ?4)
-            ORDER BY events_fts.rowid DESC LIMIT ?5
-            """,
-            [query, filter.kind, filter.since, filter.until, limit] + counts
+            [query.match, query.eventIDs.lowerBound, query.eventIDs.upperBound, query.since, query.until, limit] + counts
         ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2)) }
     }
 
@@ -147,15 +140,16 @@ extension MirrorStore {
     /// them all, every query).
     func documentCount(of term: String) throws -> Double {
         let sample = Self.searchRankWindow
-        guard let oldest = try database.scalarInt64(
-            "SELECT rowid FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2", [term, sample - 1]
-        ) else {
-            return Double(try database.scalarInt64("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?1", [term]) ?? 0)
+        let newest = try database.queryFirst(
+            "SELECT count(*), min(rowid), max(rowid) FROM (SELECT rowid FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)",
+            ["{text} : " + term, sample]
+        ) { (count: $0.int64(0), oldest: $0.optionalInt64(1), newest: $0.optionalInt64(2)) }
+        guard let newest, newest.count >= sample, let oldest = newest.oldest, let latest = newest.newest else {
+            return Double(newest?.count ?? 0)
         }
-        let newest = try database.scalarInt64("SELECT rowid FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1", [term]) ?? oldest
         // Two subqueries: min() and max() in one would read the whole table.
         let ids = try database.scalarInt64("SELECT (SELECT max(event_id) FROM events) - (SELECT min(event_id) FROM events) + 1") ?? 1
-        return Double(sample) * Double(ids) / Double(max(1, newest - oldest + 1))
+        return Double(sample) * Double(ids) / Double(max(1, latest - oldest + 1))
     }
 
     /// The words of `text` as FTS5 terms, each quoted (`"pars"*` for a prefix): the query that

@@ -50,15 +50,44 @@ extension MirrorStore {
         let lastEventID = limit >= newestEventID - indexedUpTo ? newestEventID : indexedUpTo + Int64(limit)
         try database.run(
             """
-            INSERT INTO events_fts (rowid, text)
-            SELECT event_id, text FROM events WHERE event_id > ?1 AND event_id <= ?2 AND text <> ''
+            INSERT INTO events_fts (rowid, text, kind, session)
+            SELECT event_id, text, kind, session FROM events_search WHERE event_id > ?1 AND event_id <= ?2 AND text <> ''
             """,
             [indexedUpTo, lastEventID]
         )
+        try extendSearchSpans(after: indexedUpTo, through: lastEventID)
         try database.run(
             "INSERT INTO counters (name, value) VALUES ('search_indexed', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
             [lastEventID]
         )
         return Int(lastEventID - indexedUpTo)
+    }
+
+    /// Widest span that indexing more events extends rather than starting a new one: a time
+    /// filter reads at most about this many ids past what it needs at each end.
+    static let searchSpanWidth: Int64 = 8192
+
+    /// Records the times of the events just indexed (`after` < id ≤ `last`) in `search_spans`:
+    /// the newest span takes them while it is narrower than `searchSpanWidth`, else a new one does.
+    private func extendSearchSpans(after first: Int64, through last: Int64) throws {
+        guard let times = try database.queryFirst(
+            "SELECT min(ts), max(ts) FROM events WHERE event_id > ?1 AND event_id <= ?2", [first, last],
+            { (oldest: $0.optionalInt64(0), newest: $0.optionalInt64(1)) }
+        ) else { return }
+        try database.run(
+            """
+            UPDATE search_spans SET last_event_id = ?2,
+                oldest_ts = CASE WHEN oldest_ts IS NULL OR ?3 < oldest_ts THEN coalesce(?3, oldest_ts) ELSE oldest_ts END,
+                newest_ts = CASE WHEN newest_ts IS NULL OR ?4 > newest_ts THEN coalesce(?4, newest_ts) ELSE newest_ts END
+            WHERE first_event_id = (SELECT max(first_event_id) FROM search_spans) AND last_event_id - first_event_id < ?1
+            """,
+            [Self.searchSpanWidth, last, times.oldest, times.newest]
+        )
+        if database.changes == 0 {
+            try database.run(
+                "INSERT INTO search_spans (first_event_id, last_event_id, oldest_ts, newest_ts) VALUES (?1, ?2, ?3, ?4)",
+                [first + 1, last, times.oldest, times.newest]
+            )
+        }
     }
 }

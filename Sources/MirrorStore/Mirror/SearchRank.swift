@@ -1,8 +1,10 @@
 import CSQLite
 import Foundation
 
-/// `oa_bm25(events_fts, HITS…)`: FTS5's bm25 (k1 = 1.2, b = 0.75, one column), with the number of
-/// documents holding each phrase given as arguments, one per phrase, instead of counted.
+/// `oa_bm25(events_fts, HITS…)`: FTS5's bm25 (k1 = 1.2, b = 0.75, lengths of whole rows, as
+/// `bm25()` takes them), with the number of documents holding each of the first phrases (the
+/// words) given as arguments, one per phrase, instead of counted. Only matches in the text column
+/// score: phrases past the words (a search's session and kind) do not.
 ///
 /// FTS5's own `bm25()` reads every document of every phrase once per query to count them (10–14 ms
 /// for a word in 150,000 of a million events), while the search ranks only the newest few hundred
@@ -13,16 +15,9 @@ enum SearchRank {
 
     /// Registers `oa_bm25` on the connection (once per connection).
     static func register(on database: Database) throws(SQLiteError) {
-        var api: UnsafeMutablePointer<fts5_api>?
-        let statement = try Statement(database: database, sql: "SELECT fts5(?1)")
-        let code = withUnsafeMutablePointer(to: &api) { slot in
-            "fts5_api_ptr".withCString { type in
-                sqlite3_bind_pointer(statement.handle, 1, slot, type, nil)
-                return sqlite3_step(statement.handle)
-            }
-        }
-        guard code == SQLITE_ROW, let api, let create = api.pointee.xCreateFunction else {
-            throw SQLiteError(extendedCode: code == SQLITE_ROW ? SQLITE_ERROR : code, message: "FTS5 is not available", sql: "SELECT fts5(?1)")
+        let api = try FTS5.api(of: database)
+        guard let create = api.pointee.xCreateFunction else {
+            throw SQLiteError(extendedCode: SQLITE_ERROR, message: "FTS5 cannot register functions", sql: "SELECT fts5(?1)")
         }
         let result = create(api, functionName, nil, { extensionAPI, fts, context, count, values in
             guard let api = extensionAPI?.pointee else { return }
@@ -35,6 +30,9 @@ enum SearchRank {
         }
     }
 
+    /// The index's column of text (the others hold a kind's and a session's token).
+    private static let textColumn: Int32 = 0
+
     /// bm25 of the current row, negated as FTS5's is (lower is better).
     private static func score(api: Fts5ExtensionApi, fts: OpaquePointer?, hits: [Double]) -> Double {
         var rows: Int64 = 0
@@ -44,12 +42,13 @@ enum SearchRank {
         guard api.xRowCount?(fts, &rows) == SQLITE_OK, api.xColumnTotalSize?(fts, -1, &totalTokens) == SQLITE_OK,
               api.xColumnSize?(fts, -1, &length) == SQLITE_OK, api.xInstCount?(fts, &instances) == SQLITE_OK,
               let phraseCount = api.xPhraseCount?(fts), rows > 0 else { return 0 }
-        var frequencies = [Double](repeating: 0, count: Int(phraseCount))
+        var frequencies = [Double](repeating: 0, count: min(Int(phraseCount), hits.count))
         for instance in 0..<instances {
             var phrase: Int32 = 0
             var column: Int32 = 0
             var offset: Int32 = 0
-            guard api.xInst?(fts, instance, &phrase, &column, &offset) == SQLITE_OK, frequencies.indices.contains(Int(phrase)) else { continue }
+            guard api.xInst?(fts, instance, &phrase, &column, &offset) == SQLITE_OK, column == textColumn,
+                  frequencies.indices.contains(Int(phrase)) else { continue }
             frequencies[Int(phrase)] += 1
         }
         let k1 = 1.2
@@ -58,7 +57,7 @@ enum SearchRank {
         let documents = Double(rows)
         var score = 0.0
         for (phrase, frequency) in frequencies.enumerated() {
-            let hit = min(documents, phrase < hits.count ? hits[phrase] : documents)
+            let hit = min(documents, hits[phrase])
             var inverse = log((documents - hit + 0.5) / (hit + 0.5))
             if inverse <= 0 { inverse = 1e-6 }
             score += inverse * (frequency * (k1 + 1)) / (frequency + k1 * (1 - b + b * Double(length) / averageLength))
