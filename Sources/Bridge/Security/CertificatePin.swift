@@ -20,7 +20,8 @@ public struct CertificatePin: Hashable, Sendable, CustomStringConvertible {
         if let equals = hex.lastIndex(of: "=") { hex = hex[hex.index(after: equals)...] }
         if hex.lowercased().hasPrefix("sha256:") { hex = hex.dropFirst("sha256:".count) }
         let digits = hex.filter { $0 != ":" }
-        guard digits.count == 64 else { return nil }
+        // Each digit checked: UInt8(_:radix:) would also take a sign ("+f").
+        guard digits.count == 64, digits.allSatisfy(\.isHexDigit) else { return nil }
         var bytes: [UInt8] = []
         var index = digits.startIndex
         while index < digits.endIndex {
