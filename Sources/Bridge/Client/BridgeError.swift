@@ -19,10 +19,11 @@ public enum BridgeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A `wss://` bridge presented a certificate that does not match the pin in force; nothing
     /// was sent to it.
     case certificateMismatch(url: String, expected: CertificatePin, presented: CertificatePin)
-    /// The bridge answered the WebSocket upgrade with 401 and none was sent: it wants a token.
-    case tokenRequired(url: String)
-    /// The bridge answered the WebSocket upgrade with 401 or 403 to the token sent.
-    case tokenRefused(url: String)
+    /// The bridge answered the WebSocket upgrade with `status`, 401 or 403, and no token was
+    /// sent: it wants a token (a 403 may also refuse this client whatever the token).
+    case tokenRequired(url: String, status: Int)
+    /// The bridge answered the WebSocket upgrade with `status`, 401 or 403, to the token sent.
+    case tokenRefused(url: String, status: Int)
     /// The bridge answered the WebSocket upgrade with another HTTP status (nil: none could be read).
     case upgradeRefused(url: String, status: Int?)
 
@@ -46,12 +47,26 @@ public enum BridgeError: Error, Equatable, Sendable, CustomStringConvertible {
             "unexpected answer to \(method): \(reason)"
         case .certificateMismatch(let url, let expected, let presented):
             "\(url) presented a certificate that does not match the pin: expected SHA-256 \(expected), got \(presented); nothing was sent to it"
-        case .tokenRequired(let url):
-            "\(url) needs a token: it answered the WebSocket upgrade with 401"
-        case .tokenRefused(let url):
-            "\(url) refused the token: it answered the WebSocket upgrade with 401/403"
+        case .tokenRequired(let url, let status):
+            "\(url) needs a token: it answered the WebSocket upgrade, sent without one, with HTTP \(status)"
+                + (status == 403 ? " (or it refuses this client whatever the token)" : "")
+        case .tokenRefused(let url, let status):
+            "\(url) refused the token: it answered the WebSocket upgrade with HTTP \(status)"
         case .upgradeRefused(let url, let status):
             "\(url) refused the WebSocket upgrade" + (status.map { " (HTTP \($0))" } ?? "")
+        }
+    }
+}
+
+extension BridgeError {
+    /// What a declined WebSocket upgrade means, from the HTTP status of the bridge's answer (nil:
+    /// none could be read) and whether a token was sent: 401 and 403 are about the token, which
+    /// was refused when one was sent and is missing when none was.
+    static func declinedUpgrade(url: String, status: Int?, tokenSent: Bool) -> BridgeError {
+        switch status {
+        case let status? where status == 401 || status == 403:
+            tokenSent ? .tokenRefused(url: url, status: status) : .tokenRequired(url: url, status: status)
+        default: .upgradeRefused(url: url, status: status)
         }
     }
 }

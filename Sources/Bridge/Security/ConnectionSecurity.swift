@@ -64,11 +64,7 @@ struct ConnectionSecurity: Sendable {
         let headers = trust.security.headers.map { ($0.name.rawName, $0.value) }
         let outcome = try? await BridgeProbe.probe(endpoint, expected: trust.pin, upgradeHeaders: headers,
                                                    deadline: .now() + .seconds(10), eventLoop: MultiThreadedEventLoopGroup.singleton)
-        switch outcome?.status {
-        case 401 where options.token == nil: return .tokenRequired(url: url)
-        case 401, 403: return .tokenRefused(url: url)
-        case let status: return .upgradeRefused(url: url, status: status)
-        }
+        return .declinedUpgrade(url: url, status: outcome?.status, tokenSent: options.token != nil)
     }
 }
 
