@@ -5,8 +5,8 @@ import Testing
 /// DNS-SD with the real binaries, each test in a network namespace of its own with a private
 /// avahi-daemon (`AvahiNamespace`): nothing is multicast outside it.
 @Suite("DNS-SD discovery and dnssd bridges", .serialized, .timeLimit(.minutes(3)), .enabled {
-    if let reason = AvahiNamespace.unavailableReason { print("DNS-SD tests skipped: \(reason)") }
-    return AvahiNamespace.unavailableReason == nil
+    if let reason = AvahiNamespace.skipReason { print("DNS-SD tests skipped: \(reason)") }
+    return AvahiNamespace.skipReason == nil
 })
 struct DNSSDTests {
     @Test("--discover lists an advertised simulator: its name and URL; its TXT record says proto and history_cursor")

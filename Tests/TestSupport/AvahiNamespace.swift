@@ -5,12 +5,14 @@ import Foundation
 /// inside it and no packet leaves it (`../shared/dns-sd-testing.md`). Processes join it through
 /// `wrap`. Everything it started is stopped by pid when it is released.
 public final class AvahiNamespace {
-    /// Why a namespace cannot be made here (nil when it can): it takes root and the tools.
-    public static let unavailableReason: String? = {
-        guard getuid() == 0 else { return "DNS-SD tests need root, to create a network namespace" }
+    /// Why the tests that need a namespace are skipped here (nil when they run): only where one
+    /// cannot be created, without root. As root a missing tool is no reason to skip: `init` fails.
+    public static let skipReason: String? = getuid() == 0 ? nil : "DNS-SD tests need root, to create a network namespace"
+
+    /// The programs a namespace runs that are not installed here.
+    private static let missingTools: [String] = {
         let tools = ["/usr/bin/unshare", "/usr/bin/nsenter", "/usr/sbin/ip", "/usr/bin/dbus-daemon", "/usr/sbin/avahi-daemon"]
-        let missing = tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        return missing.isEmpty ? nil : "DNS-SD tests need \(missing.joined(separator: ", ")) (tools/install-deps installs them)"
+        return tools.filter { !FileManager.default.isExecutableFile(atPath: $0) }
     }()
 
     public let directory: TemporaryDirectory
@@ -22,7 +24,13 @@ public final class AvahiNamespace {
 
     /// Creates the namespace and starts its bus and, if `withAvahi`, its avahi-daemon; waits (at
     /// most 20 s each) until they answer.
+    ///
+    /// - Throws: `NamespaceError` naming the programs that are missing, or what did not come up.
     public init(withAvahi: Bool = true) throws {
+        guard Self.missingTools.isEmpty else {
+            throw NamespaceError(description: "a DNS-SD test's namespace needs \(Self.missingTools.joined(separator: ", ")), "
+                + "which are not installed: run tools/install-deps")
+        }
         directory = try TemporaryDirectory()
         let busSocket = directory.path("bus.sock")
         busAddress = "unix:path=\(busSocket)"
