@@ -19,7 +19,7 @@ struct OASync: AsyncParsableCommand {
 
             DNS-SD (Avahi on Linux: avahi-daemon must run): --discover lists the bridges advertising _openagents._tcp; --bridge dnssd connects to the only one found, --bridge dnssd:NAME to the instance NAME, resolving it again before every connection attempt so that a bridge whose address or port changed is found again.
 
-            wss:// bridges: the certificate must match a pin: --tls-pin (or $OA_TLS_PIN), else the one this mirror remembered for the bridge; else it is trusted on first use, remembered and printed. A bridge that wants a token gets it from --token-file (or $OA_TOKEN_FILE, or $OA_TOKEN), a file only its owner may read.
+            wss:// bridges: the certificate must match a pin: --tls-pin (or $OA_TLS_PIN), else the one this mirror remembered for the bridge, else the tls_sha256 TXT key of a bridge found by DNS-SD; else it is trusted on first use, remembered and printed. A bridge that wants a token gets it from --token-file (or $OA_TOKEN_FILE, or $OA_TOKEN), a file only its owner may read.
 
             Exit codes: 0 done; 1 could not sync (the reason is printed); 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown; 5 the bridge's certificate does not match the pin (nothing was sent to it; the mirror is unchanged); 6 (--once) the bridge refused the token or needs one; 64 bad usage.
 
@@ -70,7 +70,7 @@ struct OASync: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long the first connection attempt waits for the bridge's answer to initialize, in milliseconds (later attempts wait at least 10 s).", valueName: "ms"))
     var handshakeTimeoutMs = 3000
 
-    @Option(help: ArgumentHelp("The SHA-256 fingerprint a wss:// bridge's certificate must have (default: $OA_TLS_PIN, else the pin remembered for the bridge, else trust on first use).", valueName: "sha256"))
+    @Option(help: ArgumentHelp("The SHA-256 fingerprint a wss:// bridge's certificate must have (default: $OA_TLS_PIN, else the pin remembered for the bridge, else the tls_sha256 TXT key of a bridge found by DNS-SD, else trust on first use).", valueName: "sha256"))
     var tlsPin: String?
 
     @Option(help: ArgumentHelp("A file holding the bridge's bearer token, readable by its owner only (default: $OA_TOKEN_FILE, else the token in $OA_TOKEN).", valueName: "path"))
@@ -80,7 +80,7 @@ struct OASync: AsyncParsableCommand {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
         guard BridgeChoice.isValid(bridgeURL) else {
-            throw ValidationError("\(bridgeURL) is not a bridge: expected ws://HOST:PORT, wss://HOST:PORT, dnssd or dnssd:NAME")
+            throw ValidationError("\(bridgeURL) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT (an IPv6 HOST in brackets: [fd7a::1]), dnssd or dnssd:NAME")
         }
         guard discoverTimeoutMs > 0 else { throw ValidationError("--discover-timeout-ms must be positive") }
         guard backoffInitialMs > 0, backoffCapMs >= backoffInitialMs else {
@@ -90,7 +90,7 @@ struct OASync: AsyncParsableCommand {
         guard refetchAfterQuietMs >= 0 else { throw ValidationError("--refetch-after-quiet-ms cannot be negative") }
         guard handshakeTimeoutMs > 0 else { throw ValidationError("--handshake-timeout-ms must be positive") }
         if let tlsPin, CertificatePin(parsing: tlsPin) == nil {
-            throw ValidationError("--tls-pin must be a SHA-256 fingerprint: 64 hex digits, with or without colons")
+            throw ValidationError("--tls-pin must be the certificate's SHA-256 fingerprint: 64 hex digits in any case, with or without colons, optionally after sha256: (as openssl x509 -noout -fingerprint -sha256 -in CERT.pem prints it)")
         }
     }
 
