@@ -80,7 +80,7 @@ struct OASync: AsyncParsableCommand {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
         guard BridgeChoice.isValid(bridgeURL) else {
-            throw ValidationError("\(bridgeURL) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT (an IPv6 HOST in brackets: [fd7a::1]), dnssd or dnssd:NAME")
+            throw ValidationError("\(bridgeURL) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT (HOST a name or an IPv4 address), dnssd or dnssd:NAME")
         }
         guard discoverTimeoutMs > 0 else { throw ValidationError("--discover-timeout-ms must be positive") }
         guard backoffInitialMs > 0, backoffCapMs >= backoffInitialMs else {

@@ -100,12 +100,12 @@ struct OASyncCommandTests {
         let outcome = try OASyncProcess.run(["--quiet", "--verbose"])
         #expect(outcome.status == 64)
         #expect(outcome.standardError.contains("--quiet and --verbose cannot be used together"))
-        for url in ["http://127.0.0.1:9099", "127.0.0.1:9099", "ws://", "WS://127.0.0.1:9099", "ws://::1:9099", "ws://[::1:9099",
-                    "ws://[fd7a::zz]:9099", "ws://user@127.0.0.1:9099", "ws://127.0.0.1:99999", "ws://127.0.0.1:0"] {
+        for url in ["http://127.0.0.1:9099", "127.0.0.1:9099", "ws://", "WS://127.0.0.1:9099", "ws://::1:9099", "ws://[::1]:9099",
+                    "ws://user@127.0.0.1:9099", "ws://127.0.0.1:99999", "ws://127.0.0.1:0"] {
             let bad = try OASyncProcess.run(["--bridge", url, "--once"])
             #expect(bad.status == 64, "\(url)")
             #expect(bad.standardError.contains("\(url) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT "
-                + "(an IPv6 HOST in brackets: [fd7a::1]), dnssd or dnssd:NAME"), "\(bad.standardError)")
+                + "(HOST a name or an IPv4 address), dnssd or dnssd:NAME"), "\(bad.standardError)")
         }
         let badPin = try OASyncProcess.run(["--tls-pin", "sha256:abcd", "--once"])
         #expect(badPin.status == 64)
