@@ -65,38 +65,36 @@ extension MirrorStore {
 
     /// The hits with these ids, in this order, with their snippets.
     ///
-    /// One lookup each (the index seeks the id). A prefix would make FTS5 merge the lists of
-    /// every word it starts for each lookup, so a prefix is first replaced by the words it starts
-    /// in these events' texts; if that misses one (it should not), the page is read in one query
-    /// with the prefix itself.
+    /// One query reads the matches between the lowest and the highest of these ids (they are among
+    /// the newest `searchRankWindow` matches, so few others lie between) and makes the snippets of
+    /// these alone: in a mirror whose index has many segments, one lookup per id took several
+    /// times longer. A prefix would make FTS5 merge the lists of every word it starts, so it is
+    /// first replaced by the words it starts in these events' texts; if that misses one (it
+    /// should not), the prefix itself is used.
     private func hits(_ query: SearchQuery, eventIDs: [Int64], markers: SnippetMarkers) throws -> [SearchHit] {
         guard let low = eventIDs.min(), let high = eventIDs.max() else { return [] }
-        let columns = """
-            SELECT e.event_id, s.session_id, e.ordinal, e.kind, e.ts, snippet(events_fts, 0, ?2, ?3, ?4, 12)
-            FROM events_fts JOIN events e ON e.event_id = events_fts.rowid JOIN sessions s ON s.session_no = e.session_no
-            WHERE events_fts MATCH ?1
-            """
-        let map = { (row: Row) in
-            SearchHit(eventID: row.int64(0), sessionID: row.string(1), ordinal: row.int64(2), kind: row.string(3),
-                      timestamp: row.optionalInt64(4), snippet: row.string(5))
-        }
-        let lookUp = { (words: String) in
-            try eventIDs.compactMap { id in
-                try self.database.queryFirst(columns + " AND events_fts.rowid = ?5", [words, markers.start, markers.end, markers.ellipsis, id], map)
+        let list = Array(repeating: "?", count: eventIDs.count).joined(separator: ", ")
+        let read = { (match: String) throws -> [SearchHit] in
+            let found = try self.database.query(
+                """
+                SELECT e.event_id, s.session_id, e.ordinal, e.kind, e.ts, snippet(events_fts, 0, ?2, ?3, ?4, 12)
+                FROM events_fts JOIN events e ON e.event_id = events_fts.rowid JOIN sessions s ON s.session_no = e.session_no
+                WHERE events_fts MATCH ?1 AND events_fts.rowid BETWEEN ?5 AND ?6 AND +events_fts.rowid IN (\(list))
+                """,
+                [match, markers.start, markers.end, markers.ellipsis, low, high] + eventIDs
+            ) { row in
+                SearchHit(eventID: row.int64(0), sessionID: row.string(1), ordinal: row.int64(2), kind: row.string(3),
+                          timestamp: row.optionalInt64(4), snippet: row.string(5))
             }
+            let byID = Dictionary(found.map { ($0.eventID, $0) }, uniquingKeysWith: { first, _ in first })
+            return eventIDs.compactMap { byID[$0] }
         }
-        guard query.hasPrefix else { return try lookUp(query.words) }
+        guard query.hasPrefix else { return try read(query.match) }
         if let words = try expandedWords(query, eventIDs: eventIDs) {
-            let found = try lookUp(words)
+            let found = try read(words + query.filterPhrases)
             if found.count == eventIDs.count { return found }
         }
-        let list = Array(repeating: "?", count: eventIDs.count).joined(separator: ", ")
-        let found = try database.query(
-            columns + " AND events_fts.rowid BETWEEN ?5 AND ?6 AND +events_fts.rowid IN (\(list))",
-            [query.words, markers.start, markers.end, markers.ellipsis, low, high] + eventIDs, map
-        )
-        let byID = Dictionary(found.map { ($0.eventID, $0) }, uniquingKeysWith: { first, _ in first })
-        return eventIDs.compactMap { byID[$0] }
+        return try read(query.match)
     }
 
     /// `query`'s words with each prefix replaced by the words it starts in the texts of these
