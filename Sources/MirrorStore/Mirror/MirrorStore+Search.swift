@@ -73,7 +73,7 @@ extension MirrorStore {
     /// should not), the prefix itself is used.
     private func hits(_ query: SearchQuery, eventIDs: [Int64], markers: SnippetMarkers) throws -> [SearchHit] {
         guard let low = eventIDs.min(), let high = eventIDs.max() else { return [] }
-        let list = Array(repeating: "?", count: eventIDs.count).joined(separator: ", ")
+        let list = Self.placeholders(eventIDs.count)
         let read = { (match: String) throws -> [SearchHit] in
             let found = try self.database.query(
                 """
@@ -102,7 +102,7 @@ extension MirrorStore {
     private func expandedWords(_ query: SearchQuery, eventIDs: [Int64]) throws -> String? {
         let prefixes = query.terms.filter(SearchQuery.isPrefix)
         let bodies = prefixes.map { String($0.dropFirst().dropLast(2)).replacing("\"\"", with: "\"") }
-        let list = Array(repeating: "?", count: eventIDs.count).joined(separator: ", ")
+        let list = Self.placeholders(eventIDs.count)
         let texts = try database.query("SELECT text FROM events WHERE event_id IN (\(list))", eventIDs) { $0.string(0) }
         let tokens = try SearchTokenizer.tokens(of: bodies + texts, database: database)
         var prefixTokens: [String: String] = [:]
@@ -111,6 +111,11 @@ extension MirrorStore {
             prefixTokens[term] = bodyTokens[0]
         }
         return query.wordsExpanded(in: Set(tokens.dropFirst(prefixes.count).joined()), prefixTokens: prefixTokens)
+    }
+
+    /// `?, ?, …`: `count` parameters for an `IN (…)` list.
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
     /// The newest `limit` matches of `query`, with their relevance.
