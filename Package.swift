@@ -227,7 +227,7 @@ let package = Package(
 
         .target(
             name: "TestSupport",
-            dependencies: ["Bridge", "ToolSupport"],
+            dependencies: ["Bridge", "MirrorStore", "ToolSupport"],
             path: "Tests/TestSupport"
         ),
         .testTarget(

@@ -50,6 +50,9 @@ package enum BrowseCommands {
                 JSONMember("event_count", .number(session.localEventCount)),
                 JSONMember("server_event_count", session.serverEventCount.map { .number($0) } ?? .null),
                 JSONMember("sync_state", .string(state)),
+                JSONMember("desktop", session.desktop.map(JSONValue.string) ?? .null),
+                JSONMember("gone_from_desktop_at", iso(session.goneAt)),
+                JSONMember("events_gone_from_desktop", .number(session.goneEventCount)),
             ])
         })
         let table = TextTable(headers: ["SESSION", "MODE", "LAST ACTIVITY", "EVENTS", "STATE", "TITLE"], rows: rows.map { session, title, state in
@@ -166,13 +169,15 @@ package enum BrowseCommands {
         parameters: [], example: "status"
     ) { _, context in
         let store = try context.store()
-        let (status, counts, cursor, pin) = try storeCall {
+        let (status, counts, histories, pin) = try storeCall {
             try store.read {
                 let status = try store.status()
                 let pin = try status[SyncStatusKey.bridgeURL].flatMap { try store.rememberedPin(forBridge: $0.value) }
-                return (status, try store.counts(), try store.historyCursor(), pin.flatMap(CertificatePin.init(parsing:)))
+                return (status, try store.counts(), try store.histories(), pin.flatMap(CertificatePin.init(parsing:)))
             }
         }
+        // The cursor of the history last connected to (live updates move it too; 0: never synced by cursor).
+        let cursor = histories.max { ($0.lastConnectedAt ?? 0, $0.key) < ($1.lastConnectedAt ?? 0, $1.key) }?.cursor ?? 0
         func value(_ key: String) -> String? { status[key]?.value }
         let pending = (counts.outbox[.queued] ?? 0) + (counts.outbox[.sending] ?? 0)
         let json: JSONValue = [
@@ -190,6 +195,7 @@ package enum BrowseCommands {
             "prompts_pending": .number(pending),
             "prompts_failed": .number(counts.outbox[.failed] ?? 0),
             "prompts_unconfirmed": .number(counts.outbox[.unconfirmed] ?? 0),
+            "desktops": .array(histories.map(historyJSON)),
         ]
         let rows: [[String]] = [
             ["mirror", context.mirrorPath], ["bridge", value(SyncStatusKey.bridgeURL) ?? "(never synced)"],
@@ -199,11 +205,31 @@ package enum BrowseCommands {
             ["last error", value(SyncStatusKey.lastError) ?? "-"],
             ["contents", "\(counts.sessions) sessions, \(counts.events) events, \(counts.threads) threads"],
             ["prompts", "\(pending) pending, \(counts.outbox[.failed] ?? 0) failed, \(counts.outbox[.unconfirmed] ?? 0) unconfirmed"],
-        ]
+        ] + histories.map { ["desktop", historyLine($0)] }
         return CommandResult(json: json, table: TextTable(headers: ["", ""], rows: rows))
     }
 
     // MARK: Helpers
+
+    /// A history as `status` lists it, one per desktop history the mirror holds.
+    static func historyJSON(_ history: HistoryRecord) -> JSONValue {
+        .object([
+            JSONMember("desktop", .string(history.desktop)), JSONMember("history_id", .string(history.historyID)),
+            JSONMember("named_by", .string(history.identity.rawValue)),
+            JSONMember("bridge", history.bridgeURL.map(JSONValue.string) ?? .null),
+            JSONMember("history_cursor", .number(history.cursor)), JSONMember("sessions", .number(history.sessionCount)),
+            JSONMember("last_connected", iso(history.lastConnectedAt)), JSONMember("last_sync", iso(history.lastSyncedAt)),
+            JSONMember("gone_from_desktop_at", iso(history.goneAt)),
+        ])
+    }
+
+    /// A history on one line of `status`'s table.
+    static func historyLine(_ history: HistoryRecord) -> String {
+        var parts = ["\(history.desktop) (\(history.bridgeURL ?? "no address"))", "\(history.sessionCount) sessions", "cursor \(history.cursor)",
+                     "last sync " + (Formatting.iso8601(history.lastSyncedAt) ?? "never")]
+        if let gone = Formatting.iso8601(history.goneAt) { parts.append("history gone from the desktop since \(gone)") }
+        return parts.joined(separator: ", ")
+    }
 
     static func iso(_ milliseconds: Int64?) -> JSONValue {
         Formatting.iso8601(milliseconds).map(JSONValue.string) ?? .null
@@ -218,10 +244,11 @@ package enum BrowseCommands {
         return nil
     }
 
-    /// `local` (made offline), `provisional` (live updates awaiting confirmation), `pending`
-    /// (prompts queued) or `synced`.
+    /// `local` (made offline), `gone` (no longer on its desktop: kept here), `provisional` (live
+    /// updates awaiting confirmation), `pending` (prompts queued) or `synced`.
     package static func syncState(_ session: SessionSummary, store: MirrorStore) throws -> String {
         if session.origin == .local { return "local" }
+        if session.goneAt != nil { return "gone" }
         if try store.hasProvisionalEvents(sessionID: session.sessionID) { return "provisional" }
         let queued = try store.pendingPromptCount(sessionID: session.sessionID)
         return queued > 0 ? "pending" : "synced"

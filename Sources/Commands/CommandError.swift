@@ -118,7 +118,8 @@ extension MirrorStoreError {
         case .schemaTooOld: "run oa-sync once"
         case .mirrorNotFound: "run oa-sync or the sync command first, or pass --db"
         case .migrationFailed: "--db chooses another mirror file"
-        case .unknownOutboxItem, .invalidOutboxTransition, .outboxItemInFlight, .unknownSession: nil
+        case .unknownOutboxItem, .invalidOutboxTransition, .outboxItemInFlight, .unknownSession, .unknownHistory,
+             .historyRequired: nil
         }
     }
 }

@@ -38,6 +38,9 @@ public struct BackoffPolicy: Sendable, Equatable {
 public struct SyncConfiguration: Sendable {
     /// `ws://HOST:PORT` of the bridge.
     public var bridgeURL: String
+    /// The desktop's short name (`DesktopName`): shown beside its sessions, and how a bridge that
+    /// does not name its history is found again.
+    public var desktopName: String
     public var clientOptions: BridgeClientOptions
     public var backoff: BackoffPolicy
     /// Events asked for per `tinyvex/history.changes` page (1…5000).
@@ -54,6 +57,7 @@ public struct SyncConfiguration: Sendable {
 
     public init(
         bridgeURL: String,
+        desktopName: String? = nil,
         clientOptions: BridgeClientOptions = BridgeClientOptions(clientInfo: ClientInfo(name: "oa-sync", title: "OpenAgents Mirror", version: "0.1.0")),
         backoff: BackoffPolicy = BackoffPolicy(),
         changesPageSize: Int = 2000,
@@ -63,6 +67,7 @@ public struct SyncConfiguration: Sendable {
         liveBatchLimit: Int = 4096
     ) {
         self.bridgeURL = bridgeURL
+        self.desktopName = desktopName ?? DesktopName.default(forBridge: bridgeURL)
         self.clientOptions = clientOptions
         self.backoff = backoff
         self.changesPageSize = changesPageSize

@@ -3,20 +3,24 @@ import MirrorStore
 
 /// Catching up and staying live with a history-cursor bridge.
 extension SyncEngine {
-    /// Fills session metadata from `tinyvex/history.sessions`, then pages `tinyvex/history.changes`
-    /// from the mirror's cursor to the end. Pages are committed together with the cursor that
+    /// Pages `tinyvex/history.changes` from the history's cursor to the end, then records every
+    /// session's metadata from `tinyvex/history.sessions` and marks what the desktop no longer has
+    /// (`MirrorStore.markGoneFromDesktop`). Pages are committed together with the cursor that
     /// covers them, `eventsPerTransaction` events a transaction (each indexing its events for
     /// search), while the next pages are already on their way, decoded and packed.
     ///
-    /// Session metadata is asked for on the first sync and whenever new sessions appeared, so that
-    /// catching up after a reconnect costs traffic in proportion to what changed.
+    /// On the first sync of a history, session metadata is also asked for first, for the progress
+    /// line's total.
     func catchUpByCursor(_ client: any BridgeConnection) async throws {
-        let startCursor = try store.historyCursor()
-        let knownSessions = try store.sessionCount()
-        var sessionCount = knownSessions
+        guard let history else { throw BridgeError.unexpectedResult(method: "history", reason: "no history resolved") }
+        let startCursor = try store.historyCursor(of: history)
+        var sessionCount = try store.history(history)?.sessionCount ?? 0
         var expectedLastSeq: Int64 = 0
         if startCursor == 0 {
-            (sessionCount, expectedLastSeq) = try await mirrorSessionMetadata(client)
+            let listed = try await listSessions(client)
+            try store.upsertSessions(listed, history: history)
+            sessionCount = listed.count
+            expectedLastSeq = listed.compactMap(\.serverLastSeq).max() ?? 0
         }
         let started = ContinuousClock.now
         var written = 0
@@ -35,7 +39,7 @@ extension SyncEngine {
             }
             for await batch in batches {
                 cursor = batch.cursor
-                written += try commit(batch.events, cursor: batch.cursor)
+                written += try commit(batch.events, history: history, cursor: batch.cursor)
                 let elapsed = (ContinuousClock.now - started).seconds
                 progress(SyncProgress(
                     sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
@@ -52,40 +56,37 @@ extension SyncEngine {
         // nothing left to index); during a burst, the ticks after it do that.
         indexedSinceMerge += written
         let indexed = burstIsRecent() ? 0 : try await indexPendingSearchText()
-        if startCursor > 0, try store.sessionCount() > knownSessions {
-            (sessionCount, _) = try await mirrorSessionMetadata(client)
-        }
+        let listedAt = MirrorClock.system.now()
+        let listed = try await listSessions(client)
+        try store.upsertSessions(listed, history: history)
+        let goneSessions = try store.markUnlistedSessionsGone(history: history, listed: listed.map(\.sessionID), listedSince: listedAt)
+        let goneEvents = try store.markPrunedEvents(history: history, listed: listed)
+        noteGoneFromDesktop(sessions: goneSessions, events: goneEvents)
+        sessionCount = listed.count
         logger.info("caught up", metadata: [
             "events": "\(written)", "cursor": "\(cursor)", "sessions": "\(sessionCount)", "search_indexed": "\(indexed)",
         ])
     }
 
+    /// Counts and says what was newly marked as gone from the desktop.
+    func noteGoneFromDesktop(sessions: Int, events: Int) {
+        report.sessionsGone += sessions
+        report.eventsGone += events
+        guard sessions + events > 0 else { return }
+        logger.notice("marked what the desktop no longer has (it stays in the mirror)",
+                      metadata: ["sessions": "\(sessions)", "events": "\(events)"])
+    }
+
     /// Writes `events` with the cursor that covers them, in one transaction; returns the events
     /// written.
-    private func commit(_ events: EventBatch, cursor: Int64) throws -> Int {
+    private func commit(_ events: EventBatch, history: HistoryKey, cursor: Int64) throws -> Int {
         // Each transaction indexes its own events (and live ones put off meanwhile): the text is
         // at hand, and the index grows beside the rows instead of in a long pass at the end. A
         // catch-up during a burst (paging over a gap) leaves indexing to after the burst.
         store.defersSearchIndexing = burstIsRecent()
-        let outcome = try store.appendEvents(events, advancingHistoryCursorTo: cursor)
+        let outcome = try store.appendEvents(events, history: history, advancingHistoryCursorTo: cursor)
         report.eventsWritten += outcome.inserted
         return outcome.inserted
-    }
-
-    /// Records every session's metadata from `tinyvex/history.sessions`; returns how many
-    /// sessions there are and the highest `last_seq` among them.
-    private func mirrorSessionMetadata(_ client: any BridgeConnection) async throws -> (sessions: Int, lastSeq: Int64) {
-        var count = 0
-        var lastSeq: Int64 = 0
-        var after: String?
-        repeat {
-            let page = try await client.historySessions(after: after, limit: 1000)
-            try store.upsertSessions(page.items.map(EventMapping.sessionRecord))
-            count += page.items.count
-            lastSeq = max(lastSeq, page.items.compactMap(\.lastSeq).max() ?? 0)
-            after = page.next
-        } while after != nil
-        return (count, lastSeq)
     }
 
     /// Applies live updates from a history-cursor bridge in one transaction: those that continue
@@ -93,8 +94,10 @@ extension SyncEngine {
     /// without a seq, makes the live loop page from the cursor instead (the history decides what
     /// the mirror holds, and holds every update it announced).
     func applyLiveByCursor(_ updates: EventBatch, moreWaiting: Bool) throws {
+        // Until the connection's history is known, the catch-up that follows covers them.
+        guard let history else { return requestPaging() }
         // This engine is the mirror's one writer: the cursor cannot move between here and the append.
-        var next = try store.historyCursor() + 1
+        var next = try store.historyCursor(of: history) + 1
         var continuing: [Int] = []
         continuing.reserveCapacity(updates.count)
         for index in 0..<updates.count {
@@ -122,7 +125,7 @@ extension SyncEngine {
         }
         guard !continuing.isEmpty else { return }
         deferSearchIndexingDuringBursts(moreWaiting: moreWaiting, batchSize: updates.count)
-        let outcome = try store.appendEvents(updates.keeping(continuing), advancingHistoryCursorTo: next - 1)
+        let outcome = try store.appendEvents(updates.keeping(continuing), history: history, advancingHistoryCursorTo: next - 1)
         report.eventsWritten += outcome.inserted
     }
 

@@ -7,11 +7,22 @@ extension SyncEngine {
     /// Lists the recent sessions and refetches each whose watermark moved since its last fetch
     /// (plus those that had live updates). The watermark recorded is the bridge's own, so a
     /// session whose stored rows the bridge cannot all decode is not fetched again and again.
+    ///
+    /// The list holds the bridge's most recent sessions only (`recentSessionsLimit`): a mirrored
+    /// session of this desktop more recent than the oldest listed, or any when the list is shorter
+    /// than that, is no longer on the desktop, and is marked so.
     func catchUpByTimelines(_ client: any BridgeConnection) async throws {
+        let listedAt = MirrorClock.system.now()
         let recent = try await client.recentSessions()
         try store.upsertSessions(recent.map {
             SessionRecord(sessionID: $0.sessionID, lastTS: $0.lastTS, serverEventCount: $0.messageCount)
-        })
+        }, history: history)
+        if let history {
+            let newest = recent.count < Self.recentSessionsLimit ? nil : recent.map(\.lastTS).min()
+            let gone = try store.markUnlistedSessionsGone(history: history, listed: recent.map(\.sessionID), listedSince: listedAt,
+                                                          listsOnlyNewerThan: newest)
+            noteGoneFromDesktop(sessions: gone, events: 0)
+        }
         var stale: [(id: String, watermark: SessionWatermark?)] = []
         for session in recent {
             let watermark = SessionWatermark(lastTS: session.lastTS, messageCount: session.messageCount)
@@ -44,14 +55,15 @@ extension SyncEngine {
         // this request too.
         let fetchedAfterLiveEvents = liveSessions[sessionID].map { $0 <= requestedAt } ?? true
         let events = items.map(EventMapping.event)
-        let outcome = try store.replaceTimelineTail(sessionID: sessionID, with: events, watermark: watermark,
+        let outcome = try store.replaceTimelineTail(sessionID: sessionID, history: history, with: events, watermark: watermark,
                                                     fetchedAfterLiveEvents: fetchedAfterLiveEvents)
         logger.debug("refetched", metadata: [
             "session_id": "\(sessionID)", "kept": "\(outcome.kept)", "removed": "\(outcome.removed)",
-            "inserted": "\(outcome.inserted)", "confirmed": "\(outcome.confirmed)",
+            "inserted": "\(outcome.inserted)", "confirmed": "\(outcome.confirmed)", "marked_gone": "\(outcome.markedGone)",
         ])
+        noteGoneFromDesktop(sessions: outcome.sessionMarkedGone ? 1 : 0, events: outcome.markedGone)
         if let mode = items.reversed().lazy.compactMap({ EventMapping.mode(of: $0.update) }).first {
-            try store.upsertSessions([SessionRecord(sessionID: sessionID, mode: mode)])
+            try store.upsertSessions([SessionRecord(sessionID: sessionID, mode: mode)], history: history)
         }
         if let lastLive = liveSessions[sessionID], lastLive <= requestedAt {
             liveSessions.removeValue(forKey: sessionID)
@@ -65,11 +77,14 @@ extension SyncEngine {
     /// fetch confirms them.
     func applyProvisional(_ updates: EventBatch, moreWaiting: Bool) throws {
         deferSearchIndexingDuringBursts(moreWaiting: moreWaiting, batchSize: updates.count)
-        let outcome = try store.appendEvents(updates)
+        let outcome = try store.appendEvents(updates, history: history)
         report.eventsWritten += outcome.inserted
         let now = ContinuousClock.now
         for sessionID in updates.sessionIDs { liveSessions[sessionID] = now }
     }
+
+    /// How many sessions `tinyvex/history.recentSessions` lists at most.
+    static let recentSessionsLimit = 10
 
     /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.
     func refetchQuietSessions(_ client: any BridgeConnection) async throws {
@@ -81,7 +96,8 @@ extension SyncEngine {
             let listed = recent.first { $0.sessionID == sessionID }
             let watermark = listed.map { SessionWatermark(lastTS: $0.lastTS, messageCount: $0.messageCount) }
             if let listed {
-                try store.upsertSessions([SessionRecord(sessionID: sessionID, lastTS: listed.lastTS, serverEventCount: listed.messageCount)])
+                try store.upsertSessions([SessionRecord(sessionID: sessionID, lastTS: listed.lastTS, serverEventCount: listed.messageCount)],
+                                         history: history)
             }
             try await refetch(sessionID, watermark: watermark, client: client)
         }

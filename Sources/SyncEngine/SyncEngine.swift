@@ -25,10 +25,13 @@ public actor SyncEngine {
     /// Opens each connection: over WebSocket, or in-process for tests.
     private let connector: any BridgeConnector
     let logger: Logger
-    private let observer: @Sendable (SyncEvent) -> Void
+    let observer: @Sendable (SyncEvent) -> Void
     private(set) var state: ConnectionState = .offline
     private var random = SystemRandomNumberGenerator()
 
+    /// The history of the bridge on the current connection (nil until it is known: live updates
+    /// of a history-cursor bridge wait for the catch-up that follows instead).
+    var history: HistoryKey?
     /// Stock bridges: sessions that received live updates, and when the last one came.
     var liveSessions: [String: ContinuousClock.Instant] = [:]
     /// The mirror's `PRAGMA data_version` when the outbox was last looked at.
@@ -68,8 +71,8 @@ public actor SyncEngine {
             ?? WebSocketBridgeConnector(url: configuration.bridgeURL, options: configuration.clientOptions, logger: logger)
         self.logger = logger
         self.observer = observer
-        report = SyncReport(bridgeURL: configuration.bridgeURL, historyCursor: false, eventsWritten: 0, timelinesFetched: 0,
-                            promptsSent: 0, promptsFailed: 0, promptsUnconfirmed: 0, seconds: 0)
+        report = SyncReport(bridgeURL: configuration.bridgeURL, desktop: configuration.desktopName, historyCursor: false,
+                            eventsWritten: 0, timelinesFetched: 0, promptsSent: 0, promptsFailed: 0, promptsUnconfirmed: 0, seconds: 0)
     }
 
     // MARK: Running
@@ -182,6 +185,10 @@ public actor SyncEngine {
     private func runConnection(_ client: any BridgeConnection, staysLive: Bool) async throws {
         let hasCursor = await client.capabilities.hasHistoryCursor
         report.historyCursor = hasCursor
+        history = nil
+        // A stock bridge's history is found by its desktop's name alone, before its live updates
+        // are shown; a history-cursor bridge's may take requests, made by the catch-up.
+        if !hasCursor { history = try await resolveHistory(client) }
         pagingWanted = false
         seqlessUpdateLogged = false
         gapLogged = false
@@ -229,6 +236,7 @@ public actor SyncEngine {
     private func catchUp(_ client: any BridgeConnection) async throws {
         setState(.syncing)
         let hasCursor = await client.capabilities.hasHistoryCursor
+        if history == nil { history = try await resolveHistory(client) }
         let settled = try store.settleInterruptedSends(canResendSafely: hasCursor)
         if !settled.isEmpty {
             logger.notice("settled prompts left in flight", metadata: ["count": "\(settled.count)", "resending": "\(hasCursor)"])
@@ -239,6 +247,7 @@ public actor SyncEngine {
             try await catchUpByTimelines(client)
         }
         try await mirrorThreads(client)
+        if let history { try store.noteSynced(history) }
     }
 
     private func mirrorThreads(_ client: any BridgeConnection) async throws {
@@ -380,7 +389,7 @@ public actor SyncEngine {
     }
 
     private func resetReport() {
-        report = SyncReport(bridgeURL: configuration.bridgeURL, historyCursor: false, eventsWritten: 0, timelinesFetched: 0,
-                            promptsSent: 0, promptsFailed: 0, promptsUnconfirmed: 0, seconds: 0)
+        report = SyncReport(bridgeURL: configuration.bridgeURL, desktop: configuration.desktopName, historyCursor: false,
+                            eventsWritten: 0, timelinesFetched: 0, promptsSent: 0, promptsFailed: 0, promptsUnconfirmed: 0, seconds: 0)
     }
 }

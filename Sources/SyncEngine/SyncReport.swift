@@ -8,6 +8,9 @@ public enum SyncEvent: Sendable {
     case problem(String)
     /// A `wss://` bridge's certificate was trusted on first use; its pin is now remembered.
     case certificateTrusted(CertificatePin)
+    /// The desktop's history started again (a reinstall, a wiped history store): what the mirror
+    /// holds of the earlier one stays, marked gone from the desktop; the new one is mirrored whole.
+    case historyStartedAgain(desktop: String, earlierSessions: Int)
 }
 
 /// How far a catch-up has come.
@@ -25,11 +28,16 @@ public struct SyncProgress: Sendable, Equatable {
 /// What one `syncOnce` did.
 public struct SyncReport: Sendable, Equatable {
     public var bridgeURL: String
+    /// The desktop's short name.
+    public var desktop: String = ""
     public var historyCursor: Bool
     /// Events added to the mirror (appended or replaced tails' new events).
     public var eventsWritten: Int
     /// Sessions whose timelines were fetched (stock bridges).
     public var timelinesFetched: Int
+    /// Sessions and events newly marked as gone from the desktop (they stay in the mirror).
+    public var sessionsGone = 0
+    public var eventsGone = 0
     public var promptsSent: Int
     public var promptsFailed: Int
     public var promptsUnconfirmed: Int

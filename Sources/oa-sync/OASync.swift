@@ -37,6 +37,9 @@ struct OASync: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).", valueName: "path"))
     var db: String?
 
+    @Option(help: ArgumentHelp("The desktop's short name, shown beside its sessions; a bridge that does not name its history is found again by it (default: the DNS-SD instance, else the bridge's host, with its port unless 9099).", valueName: "name"))
+    var name: String?
+
     @Flag(help: "Catch up and deliver queued prompts once, then exit.")
     var once = false
 
@@ -81,6 +84,9 @@ struct OASync: AsyncParsableCommand {
         let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
         guard BridgeChoice.isValid(bridgeURL) else {
             throw ValidationError("\(bridgeURL) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT (HOST a name or an IPv4 address), dnssd or dnssd:NAME")
+        }
+        if let name, name.isEmpty || name.contains(where: \.isNewline) {
+            throw ValidationError("--name must be a non-empty name on one line")
         }
         guard discoverTimeoutMs > 0 else { throw ValidationError("--discover-timeout-ms must be positive") }
         guard backoffInitialMs > 0, backoffCapMs >= backoffInitialMs else {
@@ -129,6 +135,7 @@ struct OASync: AsyncParsableCommand {
         do {
             let configuration = SyncConfiguration(
                 bridgeURL: bridgeURL,
+                desktopName: name,
                 clientOptions: clientOptions,
                 backoff: BackoffPolicy(initial: .milliseconds(backoffInitialMs), cap: .milliseconds(backoffCapMs)),
                 changesPageSize: changesPageSize,
@@ -149,6 +156,14 @@ struct OASync: AsyncParsableCommand {
                         FileHandle.standardError.write(Data("""
                             oa-sync: trusting \(bridgeURL) on first use: its certificate's SHA-256 is \(pin)
                             oa-sync: the pin is remembered in the mirror; a different certificate will be refused
+
+                            """.utf8))
+                    case .historyStartedAgain(let desktop, let earlierSessions):
+                        progressLine?.clear()
+                        FileHandle.standardError.write(Data("""
+                            oa-sync: the history of \(desktop) started again (the desktop was reinstalled or its history wiped): \
+                            the \(earlierSessions) session(s) mirrored from the earlier one stay, marked gone from the desktop; \
+                            the new history is mirrored from its start
 
                             """.utf8))
                     }

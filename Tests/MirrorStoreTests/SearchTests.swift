@@ -32,9 +32,11 @@ struct SearchTests {
 
     @Test("replacements and deletes leave no stale hits")
     func replacementsAndDeletes() throws {
-        try store.replaceTimelineTail(sessionID: "s", with: ["alpha", "bravo"].map { messageEvent("s", text: $0) })
+        try store.replaceTimelineTail(sessionID: "s", with: ["alpha"].map { messageEvent("s", text: $0) })
+        try store.appendEvents([messageEvent("s", text: "bravo", provisional: true)])
         #expect(try store.search("bravo").count == 1)
-        try store.replaceTimelineTail(sessionID: "s", with: ["alpha", "charlie"].map { messageEvent("s", text: $0) })
+        try store.replaceTimelineTail(sessionID: "s", with: ["alpha", "charlie"].map { messageEvent("s", text: $0) },
+                                      fetchedAfterLiveEvents: true)
         #expect(try store.search("bravo").isEmpty)
         #expect(try store.search("charlie").count == 1)
 

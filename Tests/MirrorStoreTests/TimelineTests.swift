@@ -77,7 +77,7 @@ struct TimelineTests {
         #expect(try store.timeline(sessionID: "unknown").isEmpty)
     }
 
-    @Test("a refetched timeline keeps the common prefix and replaces the tail")
+    @Test("a refetch keeps every confirmed event: what the desktop no longer holds is marked gone, new events follow")
     func tailReplacement() throws {
         let original = ["hello", "wor", "ld", "bye"].map { messageEvent("s", text: $0) }
         var outcome = try store.replaceTimelineTail(sessionID: "s", with: original,
@@ -88,21 +88,52 @@ struct TimelineTests {
         let refetched = ["hello", "wor", "LD", "bye", "later"].map { messageEvent("s", text: $0) }
         outcome = try store.replaceTimelineTail(sessionID: "s", with: refetched,
                                                 watermark: SessionWatermark(lastTS: 200, messageCount: 5))
-        #expect(outcome == TailReplacement(kept: 2, removed: 2, inserted: 3, confirmed: 0))
+        #expect(outcome == TailReplacement(kept: 3, removed: 0, inserted: 2, confirmed: 0, markedGone: 1))
         let after = try store.timeline(sessionID: "s")
-        #expect(after.map(\.text) == ["hello", "wor", "LD", "bye", "later"])
-        #expect(Array(after.prefix(2)) == Array(before.prefix(2)), "the prefix keeps its rows")
+        #expect(after.map(\.text) == ["hello", "wor", "ld", "bye", "LD", "later"])
+        #expect(after.map { $0.goneAt != nil } == [false, false, true, false, false, false])
+        #expect(Array(after.prefix(4)).map(\.eventID) == before.map(\.eventID), "every event keeps its row")
         #expect(try store.watermark(for: "s") == SessionWatermark(lastTS: 200, messageCount: 5))
         #expect(try store.session(id: "s")?.serverEventCount == 5)
-        #expect(try store.session(id: "s")?.localEventCount == 5)
+        #expect(try store.session(id: "s")?.localEventCount == 6)
+        #expect(try store.session(id: "s")?.goneEventCount == 1)
 
         let same = try store.replaceTimelineTail(sessionID: "s", with: refetched)
         #expect(same.isUnchanged)
         #expect(try store.timeline(sessionID: "s") == after)
 
         outcome = try store.replaceTimelineTail(sessionID: "s", with: Array(refetched.prefix(1)))
-        #expect(outcome == TailReplacement(kept: 1, removed: 4, inserted: 0, confirmed: 0))
-        #expect(try store.timeline(sessionID: "s").map(\.text) == ["hello"])
+        #expect(outcome == TailReplacement(kept: 1, removed: 0, inserted: 0, confirmed: 0, markedGone: 4))
+        #expect(try store.timeline(sessionID: "s").map(\.text) == ["hello", "wor", "ld", "bye", "LD", "later"])
+        #expect(try store.session(id: "s")?.goneEventCount == 5)
+
+        outcome = try store.replaceTimelineTail(sessionID: "s", with: refetched)
+        #expect(outcome == TailReplacement(kept: 5, removed: 0, inserted: 0, confirmed: 0, returned: 4))
+        #expect(try store.session(id: "s")?.goneEventCount == 1)
+    }
+
+    @Test("a desktop that pruned a session's oldest events and added new ones: all of them kept, in order")
+    func prunedPrefix() throws {
+        let original = (1...60).map { messageEvent("s", text: "event \($0)") }
+        try store.replaceTimelineTail(sessionID: "s", with: original)
+        let pruned = (26...64).map { messageEvent("s", text: "event \($0)") }
+        let outcome = try store.replaceTimelineTail(sessionID: "s", with: pruned)
+        #expect(outcome == TailReplacement(kept: 35, removed: 0, inserted: 4, confirmed: 0, markedGone: 25))
+        let events = try store.timeline(sessionID: "s")
+        #expect(events.map(\.text) == (1...64).map { "event \($0)" })
+        #expect(events.filter { $0.goneAt != nil }.map(\.text) == (1...25).map { "event \($0)" })
+        #expect(try store.session(id: "s")?.goneAt == nil)
+    }
+
+    @Test("an empty fetch of a mirrored session marks the session gone and keeps its events; a later one unmarks it")
+    func deletedSession() throws {
+        try store.replaceTimelineTail(sessionID: "s", with: ["a", "b"].map { messageEvent("s", text: $0) })
+        let outcome = try store.replaceTimelineTail(sessionID: "s", with: [])
+        #expect(outcome.sessionMarkedGone && outcome.markedGone == 0 && outcome.removed == 0)
+        #expect(try store.session(id: "s")?.goneAt != nil)
+        #expect(try store.timeline(sessionID: "s").map(\.text) == ["a", "b"])
+        try store.replaceTimelineTail(sessionID: "s", with: ["a", "b", "c"].map { messageEvent("s", text: $0) })
+        #expect(try store.session(id: "s")?.goneAt == nil)
     }
 
     @Test("live events newer than a fetch survive it, unconfirmed")
@@ -111,10 +142,11 @@ struct TimelineTests {
         try store.appendEvents([messageEvent("s", text: "stale server row")])
         try store.appendEvents([messageEvent("s", text: "live", provisional: true)])
         let outcome = try store.replaceTimelineTail(sessionID: "s", with: ["a", "b"].map { messageEvent("s", text: $0) })
-        #expect(outcome == TailReplacement(kept: 2, removed: 1, inserted: 0, confirmed: 0))
+        #expect(outcome == TailReplacement(kept: 2, removed: 0, inserted: 0, confirmed: 0, markedGone: 1))
         let events = try store.timeline(sessionID: "s")
-        #expect(events.map(\.text) == ["a", "b", "live"])
-        #expect(events.map(\.provisional) == [false, false, true])
+        #expect(events.map(\.text) == ["a", "b", "stale server row", "live"])
+        #expect(events.map(\.provisional) == [false, false, false, true])
+        #expect(events.map { $0.goneAt != nil } == [false, false, true, false])
     }
 
     @Test("a fetch asked for after every live event arrived drops provisional events it does not hold")
@@ -131,9 +163,10 @@ struct TimelineTests {
 
     @Test("event ids are never handed out twice, even after replacements")
     func eventIDsAreNotReused() throws {
-        try store.replaceTimelineTail(sessionID: "s", with: ["a", "b"].map { messageEvent("s", text: $0) })
+        try store.replaceTimelineTail(sessionID: "s", with: ["a"].map { messageEvent("s", text: $0) })
+        try store.appendEvents([messageEvent("s", text: "b", provisional: true)])
         let replacedID = try #require(try store.timeline(sessionID: "s").last?.eventID)
-        try store.replaceTimelineTail(sessionID: "s", with: ["a", "c"].map { messageEvent("s", text: $0) })
+        try store.replaceTimelineTail(sessionID: "s", with: ["a", "c"].map { messageEvent("s", text: $0) }, fetchedAfterLiveEvents: true)
         #expect(try store.event(id: replacedID) == nil)
         #expect(try store.timeline(sessionID: "s").last?.eventID == replacedID + 1)
     }
@@ -154,7 +187,7 @@ struct TimelineTests {
             sessionID: "s",
             with: ["first", "live", "reply"].map { messageEvent("s", text: $0) }
         )
-        #expect(outcome == TailReplacement(kept: 2, removed: 1, inserted: 1, confirmed: 1))
+        #expect(outcome == TailReplacement(kept: 1, removed: 1, inserted: 1, confirmed: 1))
         let events = try store.timeline(sessionID: "s")
         #expect(events.map(\.text) == ["first", "live", "my prompt", "reply"])
         #expect(events.map(\.origin) == [.server, .server, .local, .server])

@@ -164,9 +164,19 @@ struct FollowTests {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
         let older = try MirrorStore(path: mirror, mode: .readWrite, clock: .system, migratingTo: Migration.latestVersion - 1)
-        // The older version's search index is left to the migration (this build indexes its own way).
-        older.defersSearchIndexing = true
-        try older.appendEvents([chunkEvent("S", "before the upgrade ")])
+        // Written as that version wrote it: its tables are not this build's.
+        try older.write {
+            try older.database.run("INSERT INTO sessions (session_id, local_event_count, first_seen_at, last_seen_at) VALUES ('S', 1, 1, 1)")
+            let event = chunkEvent("S", "before the upgrade ")
+            try older.database.run(
+                """
+                INSERT INTO events (event_id, session_no, ordinal, kind, text, update_json, content_hash)
+                SELECT 1, session_no, 0, ?, ?, ?, ? FROM sessions WHERE session_id = 'S'
+                """,
+                [event.kind, event.text, DatabaseValue.textBytes(event.updateJSON), event.contentHash.rawValue]
+            )
+            try older.database.run("INSERT OR REPLACE INTO counters (name, value) VALUES ('event_id', 1), ('search_indexed', 0)")
+        }
         // The session is resolved with a connection that migrates the file: the follower reads on.
         let (follower, _) = try await ReplSession.subscriber(of: mirror, ["session_id": "S"])
         var feed = FeedLog()

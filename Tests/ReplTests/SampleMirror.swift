@@ -51,6 +51,8 @@ private func normalize(_ text: String) -> String {
         (#"20(2[5-9]|[3-9][0-9])-[01][0-9]-[0-3][0-9]T[0-9:.]+Z"#, "<time>"),
         (#"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, "<uuid>"),
         (#"ws://127\.0\.0\.1:[0-9]+"#, "ws://127.0.0.1:<port>"),
+        // A desktop's default name is its bridge's host and port.
+        (#"127\.0\.0\.1:[0-9]+"#, "127.0.0.1:<port>"),
         (#"local-[0-9a-f]{8}"#, "local-<id>"),
         (#"/[^\s"]*/mirror\.sqlite"#, "<mirror>"),
     ]

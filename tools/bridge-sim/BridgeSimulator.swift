@@ -34,9 +34,14 @@ actor BridgeSimulator {
     private var nowServing = 0
     private var requestWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
 
-    init(flavor: Flavor, history: SimulatorHistory, logger: Logger) {
+    /// The history-cursor extension's version the cursor flavour speaks: 2 names the history
+    /// (`history_id`), 1 does not.
+    let historyCursorVersion: Int
+
+    init(flavor: Flavor, history: SimulatorHistory, historyCursorVersion: Int = 2, logger: Logger) {
         self.flavor = flavor
         self.history = history
+        self.historyCursorVersion = historyCursorVersion
         self.logger = logger
     }
 
@@ -166,7 +171,8 @@ actor BridgeSimulator {
     private var initializeResult: JSONValue {
         var extensions: [JSONMember] = [JSONMember("orchestrate_explore", true)]
         if flavor == .cursor {
-            extensions += [JSONMember("history_cursor", 1), JSONMember("pipelining", true)]
+            extensions += [JSONMember("history_cursor", .number(Int64(historyCursorVersion))), JSONMember("pipelining", true)]
+            if historyCursorVersion >= 2 { extensions.append(JSONMember("history_id", .string(history.historyID))) }
         }
         return [
             "protocol_version": "0.2.2",
@@ -349,6 +355,16 @@ actor BridgeSimulator {
             let id = params["session_id"]?.stringValue ?? UUID().uuidString
             try publish([(id, modeUpdate(params["mode"]?.stringValue ?? "codex"))])
             return ["session_id": .string(id)]
+        case "_sim/prune":
+            guard let session = params["session_id"]?.stringValue, let count = params["count"]?.int64Value, count > 0 else {
+                throw JSONRPCError(code: -32602, message: "_sim/prune needs session_id and count (1 or more)")
+            }
+            return ["deleted": .number(try history.prune(sessionID: session, oldest: Int(count)))]
+        case "_sim/delete_session":
+            guard let session = params["session_id"]?.stringValue else {
+                throw JSONRPCError(code: -32602, message: "_sim/delete_session needs session_id")
+            }
+            return ["deleted": .number(try history.delete(sessionID: session))]
         case "_sim/drop_connections":
             let includeSelf = params["include_self"]?.boolValue ?? false
             let dropped = connections.values.filter { includeSelf || $0.id != connection.id }

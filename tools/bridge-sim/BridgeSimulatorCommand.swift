@@ -30,6 +30,9 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("stock or cursor.", valueName: "flavor"))
     var flavor: String = "cursor"
 
+    @Option(help: ArgumentHelp("The history-cursor extension's version the cursor flavour speaks: 2 names the history (history_id, made when the history file is created), 1 does not.", valueName: "version"))
+    var historyCursorVersion = 2
+
     @Option(help: ArgumentHelp("Port on 127.0.0.1 (0: any free port, printed when ready).", valueName: "port"))
     var port: Int = 9099
 
@@ -62,6 +65,7 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard Flavor(rawValue: flavor) != nil else { throw ValidationError("--flavor must be stock or cursor") }
+        guard (1...2).contains(historyCursorVersion) else { throw ValidationError("--history-cursor-version must be 1 or 2") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard sessions >= 0, events >= 0 else { throw ValidationError("--sessions and --events cannot be negative") }
         guard (sessions == 0) == (events == 0) else { throw ValidationError("give --sessions and --events together") }
@@ -78,7 +82,8 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
                 _ = try history.append(batch)
             }
         }
-        let simulator = BridgeSimulator(flavor: Flavor(rawValue: flavor) ?? .cursor, history: history, logger: logger)
+        let simulator = BridgeSimulator(flavor: Flavor(rawValue: flavor) ?? .cursor, history: history,
+                                        historyCursorVersion: historyCursorVersion, logger: logger)
         let summary = await simulator.summary
         let flavorName = flavor
         let tls = try serverTLS()

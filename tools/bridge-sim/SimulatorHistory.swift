@@ -1,11 +1,14 @@
 import Bridge
+import Foundation
 import MirrorStore
 
-/// The simulator's history: a SQLite file in the desktop's stock `acp_events` layout, plus two
-/// tables of its own for the cursor extension's idempotent prompts.
+/// The simulator's history: a SQLite file in the desktop's stock `acp_events` layout, plus tables
+/// of its own: the cursor extension's idempotent prompts, and the history's identity.
 ///
-/// A history-cursor bridge's global `seq` is the row's `event_id` (contiguous as long as nothing
-/// is deleted, which the simulator never does).
+/// A history-cursor bridge's global `seq` is the row's `event_id` (AUTOINCREMENT: never reused,
+/// even after the oldest events are pruned). The history's id (`history_id`, version 2 of the
+/// extension) is made when the file first gets one: a new file is a new history, as a reinstalled
+/// desktop's is.
 final class SimulatorHistory {
     /// What the simulator knows of one session, kept in memory and updated on every append.
     struct SessionStats {
@@ -26,6 +29,8 @@ final class SimulatorHistory {
 
     let database: Database
     private(set) var sessions: [String: SessionStats] = [:]
+    /// The history's identity, made once per file.
+    let historyID: String
 
     init(path: String) throws {
         database = try Database(path: path)
@@ -38,8 +43,36 @@ final class SimulatorHistory {
             CREATE TABLE IF NOT EXISTS conversation_titles (session_id TEXT PRIMARY KEY, title TEXT NOT NULL, updated_at INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS sim_client_messages (client_message_id TEXT PRIMARY KEY, session_id TEXT NOT NULL,
               status TEXT NOT NULL, received_at INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS sim_history (history_id TEXT NOT NULL);
             """)
+        try database.run("INSERT INTO sim_history (history_id) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM sim_history)",
+                         [UUID().uuidString.lowercased()])
+        historyID = try database.queryFirst("SELECT history_id FROM sim_history LIMIT 1", []) { $0.string(0) } ?? ""
         try loadSessionStats()
+    }
+
+    /// Deletes the session's `count` oldest events (a desktop pruning old transcripts); returns how
+    /// many it deleted.
+    func prune(sessionID: String, oldest count: Int) throws -> Int {
+        try database.run(
+            """
+            DELETE FROM acp_events WHERE event_id IN
+                (SELECT event_id FROM acp_events WHERE session_id = ? ORDER BY ts, event_id LIMIT ?)
+            """,
+            [sessionID, count]
+        )
+        let deleted = database.changes
+        try loadSessionStats()
+        return deleted
+    }
+
+    /// Deletes a session and its events (the desktop's deleteSession); returns the events deleted.
+    func delete(sessionID: String) throws -> Int {
+        try database.run("DELETE FROM acp_events WHERE session_id = ?", [sessionID])
+        let deleted = database.changes
+        try database.run("DELETE FROM conversation_titles WHERE session_id = ?", [sessionID])
+        try loadSessionStats()
+        return deleted
     }
 
     var eventCount: Int64 { sessions.values.reduce(0) { $0 + $1.count } }

@@ -10,6 +10,8 @@ final class MirrorWriter {
     let sessions: [String]
     private let checkpointer: WALCheckpointer
     private var nextSeq: Int64 = 1
+    /// The one history the benchmark's events come from.
+    private let history: HistoryKey
 
     /// Creates the mirror at `path` and seeds `sessions` sessions of `eventsPerSession` messages.
     init(path: String, sessions count: Int, eventsPerSession: Int) throws {
@@ -17,12 +19,13 @@ final class MirrorWriter {
         // Ids that sort and read well, and differ in their first 8 characters.
         sessions = (0..<count).map { "bench" + String(String($0 + 1000).suffix(3)) + "-follow-session" }
         checkpointer = WALCheckpointer(path: path)
+        history = try store.createHistory(identity: .bridge, historyID: "follow-bench", desktop: "bench", bridgeURL: nil).key
         // In pages of 5,000, the sessions' events interleaved, as a catch-up writes them.
         let seed = (0..<eventsPerSession).flatMap { number in sessions.map { (number, $0) } }
         for start in stride(from: 0, to: seed.count, by: 5000) {
             try store.appendEvents(seed[start..<min(seed.count, start + 5000)].map { number, session in
                 makeEvent(session: session, text: number % 10 == 9 ? "Seeded message \(number).\n" : "seeded chunk \(number) ")
-            })
+            }, history: history)
         }
     }
 
@@ -33,14 +36,14 @@ final class MirrorWriter {
     /// Commits one event with `marker` as its text to `session`; returns when the commit returned.
     @discardableResult
     func commit(_ marker: Marker, session: String) throws -> ContinuousClock.Instant {
-        try store.appendEvents([makeEvent(session: session, text: marker.text)])
+        try store.appendEvents([makeEvent(session: session, text: marker.text)], history: history)
         return .now
     }
 
     /// Commits `markers` in one transaction, each to its session; returns when the commit returned.
     @discardableResult
     func commit(_ markers: [(Marker, String)]) throws -> ContinuousClock.Instant {
-        try store.appendEvents(markers.map { makeEvent(session: $0.1, text: $0.0.text) })
+        try store.appendEvents(markers.map { makeEvent(session: $0.1, text: $0.0.text) }, history: history)
         return .now
     }
 

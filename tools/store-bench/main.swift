@@ -62,6 +62,7 @@ struct StoreBenchmark: ParsableCommand {
 
     private func ingestThroughStore(path: String) throws -> Duration {
         let store = try MirrorStore(path: path)
+        let historyKey = try store.createHistory(identity: .bridge, historyID: "store-bench", desktop: "bench", bridgeURL: nil).key
         var history = SyntheticHistory(count: events, sessions: sessions)
         var elapsed = Duration.zero
         let clock = ContinuousClock()
@@ -70,7 +71,7 @@ struct StoreBenchmark: ParsableCommand {
             while !history.isExhausted {
                 let page = history.nextPage(size: pageSize)
                 elapsed += try clock.measure {
-                    try store.appendEvents(page, advancingHistoryCursorTo: page.last?.seq)
+                    try store.appendEvents(page, history: historyKey, advancingHistoryCursorTo: page.last?.seq)
                 }
                 done += page.count
                 if done % 100_000 < pageSize {

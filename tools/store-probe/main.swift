@@ -45,12 +45,14 @@ let stallAfterPages = arguments.count == 5 ? Int(arguments[4]) : nil
 
 do {
     let store = try MirrorStore(path: arguments[1])
-    var seq = try store.historyCursor()
+    let history = try store.histories().first
+        ?? store.createHistory(identity: .bridge, historyID: "probe-history", desktop: "probe", bridgeURL: nil)
+    var seq = history.cursor
     var pagesCommitted = 0
     while true {
         if let stallAfterPages, pagesCommitted == stallAfterPages {
             store.database.setUpdateHook { table in
-                guard table == "sync_cursors" else { return }
+                guard table == "histories" else { return }
                 say("stalled")
                 while true { pause() }
             }
@@ -68,7 +70,7 @@ do {
             )
         }
         seq += Int64(pageSize)
-        try store.appendEvents(page, advancingHistoryCursorTo: seq)
+        try store.appendEvents(page, history: history.key, advancingHistoryCursorTo: seq)
         pagesCommitted += 1
         say("committed \(seq)")
     }

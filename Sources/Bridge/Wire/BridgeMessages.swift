@@ -4,6 +4,9 @@ public struct BridgeCapabilities: Sendable, Equatable {
     public var protocolVersion: String
     /// The history-cursor extension's version, when the bridge has it.
     public var historyCursor: Int?
+    /// The bridge's history identity (version 2): made once, when its history store was created.
+    /// A `seq` means something only together with it.
+    public var historyID: String?
     /// True when several requests may be in flight on one connection.
     public var pipelining: Bool
     public var agentName: String?
@@ -19,19 +22,21 @@ public struct BridgeCapabilities: Sendable, Equatable {
         protocolVersion = version
         let extensions = result["agent_capabilities"]?["ext_capabilities"]
         historyCursor = extensions?["history_cursor"]?.int64Value.map(Int.init)
+        historyID = extensions?["history_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         pipelining = extensions?["pipelining"]?.boolValue ?? false
         agentName = result["agent_info"]?["name"]?.stringValue
         agentVersion = result["agent_info"]?["version"]?.stringValue
         workingDirectory = result["_meta"]?["working_directory"]?.stringValue
     }
 
-    public init(protocolVersion: String, historyCursor: Int? = nil, pipelining: Bool = false) {
+    public init(protocolVersion: String, historyCursor: Int? = nil, historyID: String? = nil, pipelining: Bool = false) {
         self.protocolVersion = protocolVersion
         self.historyCursor = historyCursor
+        self.historyID = historyID
         self.pipelining = pipelining
     }
 
-    /// True when the bridge speaks version 1 of the history-cursor extension.
+    /// True when the bridge speaks the history-cursor extension (version 1 or later).
     public var hasHistoryCursor: Bool { (historyCursor ?? 0) >= 1 }
 }
 

@@ -40,31 +40,116 @@ public struct SessionSummary: Sendable, Equatable {
     public var localEventCount: Int64
     public var firstSeenAt: Int64
     public var lastSeenAt: Int64
+    /// The history the session came from (nil: made offline, not yet on a desktop).
+    public var history: HistoryKey?
+    /// The short name of the desktop it came from.
+    public var desktop: String?
+    /// When the mirror noticed that the desktop no longer has the session (it stays here).
+    public var goneAt: Int64?
+    /// How many of its events the desktop no longer has (they stay here, marked).
+    public var goneEventCount: Int64
 }
 
 extension MirrorStore {
-    /// Records what the bridge says about sessions, creating the ones not yet mirrored.
-    public func upsertSessions(_ records: [SessionRecord]) throws {
+    /// Records what the bridge of `history` says about sessions, creating the ones not yet
+    /// mirrored (in that history). A session listed again is no longer gone from the desktop.
+    public func upsertSessions(_ records: [SessionRecord], history: HistoryKey?) throws {
         try write {
             let now = clock.now()
             for record in records {
                 try database.run(
                     """
                     INSERT INTO sessions (session_id, title, mode, last_ts, server_event_count, server_last_seq,
-                                          first_seen_at, last_seen_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
+                                          first_seen_at, last_seen_at, history_no)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)
                     ON CONFLICT (session_id) DO UPDATE SET
                         title = coalesce(excluded.title, title),
                         mode = coalesce(excluded.mode, mode),
                         last_ts = coalesce(excluded.last_ts, last_ts),
                         server_event_count = coalesce(excluded.server_event_count, server_event_count),
                         server_last_seq = coalesce(excluded.server_last_seq, server_last_seq),
-                        last_seen_at = excluded.last_seen_at
+                        last_seen_at = excluded.last_seen_at,
+                        history_no = coalesce(history_no, excluded.history_no),
+                        gone_at = NULL
                     """,
                     [record.sessionID, record.title, record.mode, record.lastTS, record.serverEventCount,
-                     record.serverLastSeq, now]
+                     record.serverLastSeq, now, history?.rawValue]
                 )
             }
+        }
+    }
+
+    /// Marks the sessions of `history` that its bridge no longer lists as gone from the desktop
+    /// (they stay), and unmarks listed ones. `listed` are the ids the bridge listed, asked for at
+    /// `listedSince` (a session touched since then is on the desktop, listed or not). A bridge that
+    /// lists only its most recent sessions says nothing of older ones: with `listsOnlyNewerThan`,
+    /// only a session whose last event time the bridge reported as later than that is marked.
+    /// Returns the sessions newly marked.
+    @discardableResult
+    public func markUnlistedSessionsGone(history: HistoryKey, listed: [String], listedSince: Int64,
+                                         listsOnlyNewerThan newest: Int64? = nil) throws -> Int {
+        try write {
+            try database.execute("CREATE TEMP TABLE IF NOT EXISTS listed_sessions (session_id TEXT PRIMARY KEY) WITHOUT ROWID")
+            defer { try? database.execute("DELETE FROM listed_sessions") }
+            for sessionID in listed {
+                try database.run("INSERT OR IGNORE INTO listed_sessions (session_id) VALUES (?)", [sessionID])
+            }
+            try database.run(
+                """
+                UPDATE sessions SET gone_at = ?2
+                WHERE history_no = ?1 AND gone_at IS NULL AND origin = 'server' AND last_seen_at < ?3
+                  AND session_id NOT IN (SELECT session_id FROM listed_sessions)
+                  AND (?4 IS NULL OR coalesce((SELECT c.last_ts FROM sync_cursors c WHERE c.scope = 'session:' || session_id),
+                                              last_ts) > ?4)
+                """,
+                [history.rawValue, clock.now(), listedSince, newest]
+            )
+            return database.changes
+        }
+    }
+
+    /// Marks the events a history-cursor bridge pruned, from its list of sessions (as
+    /// `upsertSessions` recorded it): of a listed session, the mirror holding more events up to
+    /// its `last_seq` than the bridge counts means the desktop dropped its oldest ones (a desktop
+    /// prunes from the start), and as many of the oldest events are marked gone. Nothing is
+    /// deleted. Returns the events newly marked.
+    @discardableResult
+    public func markPrunedEvents(history: HistoryKey, listed: [SessionRecord]) throws -> Int {
+        try write {
+            let now = clock.now()
+            var marked = 0
+            for record in listed {
+                guard let count = record.serverEventCount, let lastSeq = record.serverLastSeq,
+                      let sessionNo = try database.scalarInt64(
+                          "SELECT session_no FROM sessions WHERE session_id = ? AND history_no = ?", [record.sessionID, history.rawValue])
+                else { continue }
+                let present = try database.scalarInt64(
+                    """
+                    SELECT count(*) FROM events
+                    WHERE session_no = ? AND origin = 'server' AND provisional = 0 AND gone_at IS NULL AND seq <= ?
+                    """,
+                    [sessionNo, lastSeq]
+                ) ?? 0
+                guard present > count else { continue }
+                try database.run(
+                    """
+                    UPDATE events SET gone_at = ?3 WHERE event_id IN (
+                        SELECT event_id FROM events
+                        WHERE session_no = ?1 AND origin = 'server' AND provisional = 0 AND gone_at IS NULL
+                        ORDER BY ordinal LIMIT ?2)
+                    """,
+                    [sessionNo, present - count, now]
+                )
+                marked += database.changes
+                try database.run(
+                    """
+                    UPDATE sessions SET gone_event_count = (SELECT count(*) FROM events WHERE session_no = ?1 AND gone_at IS NOT NULL)
+                    WHERE session_no = ?1
+                    """,
+                    [sessionNo]
+                )
+            }
+            return marked
         }
     }
 
@@ -170,15 +255,17 @@ extension MirrorStore {
             "SELECT count(*) FROM outbox WHERE session_id = ? AND state IN ('queued', 'sending')", [sessionID]) ?? 0)
     }
 
-    /// Creates the session row if missing and notes that it was seen now; returns its key.
-    func touchSession(_ sessionID: String, now: Int64) throws -> Int64 {
+    /// Creates the session row if missing (in `history`) and notes that it was seen now; returns
+    /// its key. A session made offline takes the history of the first events it gets from a bridge.
+    func touchSession(_ sessionID: String, history: HistoryKey?, now: Int64) throws -> Int64 {
         guard let number = try database.queryFirst(
             """
-            INSERT INTO sessions (session_id, first_seen_at, last_seen_at) VALUES (?1, ?2, ?2)
-            ON CONFLICT (session_id) DO UPDATE SET last_seen_at = excluded.last_seen_at
+            INSERT INTO sessions (session_id, first_seen_at, last_seen_at, history_no) VALUES (?1, ?2, ?2, ?3)
+            ON CONFLICT (session_id) DO UPDATE SET last_seen_at = excluded.last_seen_at,
+                history_no = coalesce(history_no, excluded.history_no)
             RETURNING session_no
             """,
-            [sessionID, now],
+            [sessionID, now, history?.rawValue],
             { $0.int64(0) }
         ) else {
             throw MirrorStoreError.unknownSession(id: sessionID)
@@ -196,7 +283,8 @@ extension MirrorStore {
 
     static let sessionColumns = """
         session_id, origin, title, mode, last_ts, server_event_count, server_last_seq, local_event_count,
-        first_seen_at, last_seen_at
+        first_seen_at, last_seen_at, history_no, (SELECT desktop FROM histories h WHERE h.history_no = sessions.history_no),
+        gone_at, gone_event_count
         """
 
     static func sessionSummary(_ row: Row) -> SessionSummary {
@@ -210,7 +298,11 @@ extension MirrorStore {
             serverLastSeq: row.optionalInt64(6),
             localEventCount: row.int64(7),
             firstSeenAt: row.int64(8),
-            lastSeenAt: row.int64(9)
+            lastSeenAt: row.int64(9),
+            history: row.optionalInt64(10).map(HistoryKey.init(rawValue:)),
+            desktop: row.optionalString(11),
+            goneAt: row.optionalInt64(12),
+            goneEventCount: row.int64(13)
         )
     }
 }

@@ -8,17 +8,23 @@ public struct AppendOutcome: Sendable, Equatable {
 
 /// What `replaceTimelineTail` did.
 public struct TailReplacement: Sendable, Equatable {
-    /// Server events kept: the common prefix of the mirrored and the fetched timeline.
+    /// Mirrored server events the fetch still holds.
     public var kept: Int
-    /// Mirrored server events removed after the prefix.
+    /// Provisional events removed: live updates the fetch replaced.
     public var removed: Int
-    /// Fetched events written after the prefix.
+    /// Fetched events written.
     public var inserted: Int
     /// Provisional events the fetch confirmed.
     public var confirmed: Int
+    /// Confirmed events the fetch no longer holds, marked as gone from the desktop now (they stay).
+    public var markedGone = 0
+    /// Events marked gone earlier that the fetch holds again.
+    public var returned = 0
+    /// The fetch was empty, and the session, which holds confirmed events, is now marked gone.
+    public var sessionMarkedGone = false
 
     /// True when the fetch changed nothing but confirmations.
-    public var isUnchanged: Bool { removed == 0 && inserted == 0 }
+    public var isUnchanged: Bool { removed == 0 && inserted == 0 && markedGone == 0 && returned == 0 }
 }
 
 /// What `insert` wrote.
@@ -51,31 +57,38 @@ struct SessionAppend {
 
 extension MirrorStore {
     /// Appends events to their sessions' timelines and, in the same transaction, advances the
-    /// global history cursor to `cursor` or to the highest `seq` appended, whichever is higher — so
-    /// the cursor is never ahead of the data it covers, and every mirrored `seq` is at or below it.
+    /// cursor of `history` to `cursor` or to the highest `seq` appended, whichever is higher — so
+    /// the cursor is never ahead of the data it covers, and every mirrored `seq` of the history is
+    /// at or below it.
     ///
-    /// Events with a `seq` at or below the cursor are already mirrored and skipped (as are repeats
-    /// within `events`), so re-applying a page is harmless. Sessions are created as needed. The
-    /// cursor only moves forward.
+    /// Events with a `seq` at or below the history's cursor are already mirrored and skipped (as
+    /// are repeats within `events`), so re-applying a page is harmless. Sessions are created as
+    /// needed, in `history`. The cursor only moves forward.
     ///
+    /// - Parameter history: the history the events come from; required when they carry seqs or a
+    ///   cursor is given (a seq means something only within its history).
     /// - Parameter modeOf: the session mode an event sets, if any (the store does not read update
     ///   JSON); the last such event appended of each session sets its mode, in the same transaction.
     @discardableResult
     public func appendEvents(
         _ events: [NewEvent],
+        history: HistoryKey?,
         advancingHistoryCursorTo cursor: Int64? = nil,
         modeOf: (NewEvent) -> String? = { _ in nil }
     ) throws -> AppendOutcome {
-        try appendEvents(EventBatch(events, modeOf: modeOf), advancingHistoryCursorTo: cursor)
+        try appendEvents(EventBatch(events, modeOf: modeOf), history: history, advancingHistoryCursorTo: cursor)
     }
 
-    /// Appends a packed batch of events, as `appendEvents(_:advancingHistoryCursorTo:modeOf:)` does
-    /// (the modes are the batch's).
+    /// Appends a packed batch of events, as `appendEvents(_:history:advancingHistoryCursorTo:modeOf:)`
+    /// does (the modes are the batch's).
     @discardableResult
-    public func appendEvents(_ batch: EventBatch, advancingHistoryCursorTo cursor: Int64? = nil) throws -> AppendOutcome {
-        try write {
+    public func appendEvents(_ batch: EventBatch, history: HistoryKey?,
+                             advancingHistoryCursorTo cursor: Int64? = nil) throws -> AppendOutcome {
+        if history == nil && (cursor != nil || batch.lowestSeq != nil) { throw MirrorStoreError.historyRequired }
+        return try write {
             let now = clock.now()
-            let written = try insert(batch, rows: try rowsToWrite(batch, bySession: true)) { try touchSession($0, now: now) }
+            let rows = try rowsToWrite(batch, history: history, bySession: true)
+            let written = try insert(batch, rows: rows) { try touchSession($0, history: history, now: now) }
             for session in written.sessions {
                 try database.run(
                     """
@@ -87,70 +100,83 @@ extension MirrorStore {
                     [session.appended, session.lastTS, session.sessionNo, session.mode]
                 )
             }
-            if let target = [cursor, written.highestSeq].compactMap({ $0 }).max() {
-                try advanceHistoryCursor(to: target, now: now)
+            if let history, let target = [cursor, written.highestSeq].compactMap({ $0 }).max() {
+                try advanceHistoryCursor(of: history, to: target)
             }
             return AppendOutcome(inserted: written.count, duplicates: batch.count - written.count)
         }
     }
 
-    /// Makes a fetched timeline the session's server timeline: keeps the server events that match
-    /// the fetched ones from the start (confirming provisional ones), replaces the rest, and
-    /// records the watermark the fetch was made at — all in one transaction.
+    /// Brings a session's timeline in line with a fetched one, as an archive: the mirror keeps
+    /// every confirmed event, whatever the fetch says. In one transaction:
+    /// - each confirmed server event the fetch holds (matched by content, as many times as the
+    ///   fetch holds it) stays; one it no longer holds stays too, marked as gone from the desktop
+    ///   (the desktop pruned it); one marked so that the fetch holds again is unmarked;
+    /// - the fetched events left over are new: provisional events (live updates) that match them
+    ///   from the start are confirmed, the rest of the provisional ones are replaced by them;
+    /// - an empty fetch of a session holding confirmed events marks the session gone (the desktop
+    ///   no longer has it), and a fetch that holds events unmarks it;
+    /// - the watermark the fetch was made at is recorded.
     ///
-    /// Local events (our own prompts) are never removed; fetched events after the prefix are
-    /// placed after them.
+    /// Local events (our own prompts) are never touched; new events are placed after them.
     ///
     /// - Parameter fetchedAfterLiveEvents: the fetch was asked for after every live event of the
-    ///   session had arrived, so it holds them all: a provisional event past its end is stale (a
+    ///   session had arrived, so it holds them all: a provisional event it does not hold is stale (a
     ///   live update applied after a fetch that already held it), and goes. Otherwise such events
-    ///   may have arrived after the fetch was made, and stay, unconfirmed.
+    ///   may have arrived after the fetch was made, and stay, unconfirmed, when the fetch ends
+    ///   while still matching them.
     @discardableResult
     public func replaceTimelineTail(
         sessionID: String,
+        history: HistoryKey?,
         with fetched: [NewEvent],
         watermark: SessionWatermark? = nil,
         fetchedAfterLiveEvents: Bool = false
     ) throws -> TailReplacement {
         try write {
             let now = clock.now()
-            let sessionNo = try touchSession(sessionID, now: now)
+            let sessionNo = try touchSession(sessionID, history: history, now: now)
             let mirrored = try database.query(
                 """
-                SELECT event_id, content_hash, provisional FROM events
+                SELECT event_id, content_hash, provisional, gone_at IS NOT NULL FROM events
                 WHERE session_no = ? AND origin = 'server' ORDER BY ordinal
                 """,
                 [sessionNo]
-            ) { (id: $0.int64(0), hash: $0.int64(1), provisional: $0.bool(2)) }
-
-            var prefix = 0
-            while prefix < mirrored.count, prefix < fetched.count,
-                  mirrored[prefix].hash == fetched[prefix].contentHash.rawValue {
-                prefix += 1
+            ) { MirroredEvent(id: $0.int64(0), hash: $0.int64(1), provisional: $0.bool(2), gone: $0.bool(3)) }
+            let plan = ArchiveMerge(mirrored: mirrored, fetched: fetched.map(\.contentHash.rawValue),
+                                    fetchedAfterLiveEvents: fetchedAfterLiveEvents)
+            var result = TailReplacement(kept: plan.kept, removed: plan.removed.count, inserted: 0, confirmed: plan.confirmed.count,
+                                         markedGone: plan.markedGone.count, returned: plan.returned.count)
+            for id in plan.confirmed {
+                try database.run("UPDATE events SET provisional = 0 WHERE event_id = ?", [id])
             }
-            // Live events that arrived after the fetch was made extend it rather than contradict it:
-            // when the fetch ends while still matching, trailing provisional events stay (unconfirmed).
-            let keepsTrailingLive = prefix == fetched.count && !fetchedAfterLiveEvents
-            let stale = keepsTrailingLive ? mirrored[prefix...].filter { !$0.provisional } : Array(mirrored[prefix...])
-            var result = TailReplacement(kept: prefix, removed: stale.count, inserted: 0, confirmed: 0)
-            for event in mirrored[..<prefix] where event.provisional {
-                try database.run("UPDATE events SET provisional = 0 WHERE event_id = ?", [event.id])
-                result.confirmed += 1
+            for id in plan.markedGone {
+                try database.run("UPDATE events SET gone_at = ? WHERE event_id = ?", [now, id])
             }
-            for event in stale {
-                try database.run("DELETE FROM events WHERE event_id = ?", [event.id])
+            for id in plan.returned {
+                try database.run("UPDATE events SET gone_at = NULL WHERE event_id = ?", [id])
             }
-            let tail = EventBatch(Array(fetched[prefix...]))
-            result.inserted = try insert(tail, rows: try rowsToWrite(tail, bySession: false)) { _ in sessionNo }.count
+            for id in plan.removed {
+                try database.run("DELETE FROM events WHERE event_id = ?", [id])
+            }
+            let tail = EventBatch(plan.inserted.map { fetched[$0] })
+            result.inserted = try insert(tail, rows: try rowsToWrite(tail, history: history, bySession: false)) { _ in sessionNo }.count
+            let sessionGone = fetched.isEmpty && mirrored.contains { !$0.provisional }
+            if sessionGone {
+                result.sessionMarkedGone = try database.scalarInt64(
+                    "SELECT gone_at IS NULL FROM sessions WHERE session_no = ?", [sessionNo]) == 1
+            }
             try database.run(
                 """
                 UPDATE sessions SET
                     local_event_count = (SELECT count(*) FROM events WHERE session_no = ?1),
+                    gone_event_count = (SELECT count(*) FROM events WHERE session_no = ?1 AND gone_at IS NOT NULL),
+                    gone_at = CASE WHEN ?5 THEN coalesce(gone_at, ?4) ELSE NULL END,
                     last_ts = coalesce(?2, last_ts),
                     server_event_count = coalesce(?3, server_event_count)
                 WHERE session_no = ?1
                 """,
-                [sessionNo, watermark?.lastTS, watermark?.messageCount]
+                [sessionNo, watermark?.lastTS, watermark?.messageCount, now, sessionGone]
             )
             if let watermark {
                 try setWatermark(watermark, for: sessionID, now: now)
@@ -204,7 +230,7 @@ extension MirrorStore {
     static let eventsWithSessions = "events e JOIN sessions s ON s.session_no = e.session_no"
 
     static let eventColumns =
-        "e.event_id, s.session_id, e.ordinal, e.seq, e.ts, e.kind, e.text, e.update_json, e.content_hash, e.provisional, e.origin"
+        "e.event_id, s.session_id, e.ordinal, e.seq, e.ts, e.kind, e.text, e.update_json, e.content_hash, e.provisional, e.origin, e.gone_at"
 
     /// - Parameter sessionID: the row's session when the caller knows it (one string for every
     ///   row of a timeline instead of one each).
@@ -220,7 +246,8 @@ extension MirrorStore {
             updateJSON: row.bytes(7),
             contentHash: ContentHash(rawValue: row.int64(8)),
             provisional: row.bool(9),
-            origin: EventOrigin(rawValue: row.string(10)) ?? .server
+            origin: EventOrigin(rawValue: row.string(10)) ?? .server,
+            goneAt: row.optionalInt64(11)
         )
     }
 
@@ -285,12 +312,13 @@ extension MirrorStore {
     }
 
     /// The indices of the rows of `batch` to write, session by session or in the order given:
-    /// without those whose seq is already mirrored (at or below the history cursor) or repeated
-    /// earlier in the batch.
-    private func rowsToWrite(_ batch: EventBatch, bySession: Bool) throws -> [Int] {
+    /// without those whose seq is already mirrored (at or below the cursor of `history`) or
+    /// repeated earlier in the batch.
+    private func rowsToWrite(_ batch: EventBatch, history: HistoryKey?, bySession: Bool) throws -> [Int] {
         let order = bySession ? batch.rowsBySession() : Array(0..<batch.count)
         guard let lowestSeq = batch.lowestSeq else { return order }
-        let mirroredUpTo = try historyCursor()
+        guard let history else { throw MirrorStoreError.historyRequired }
+        let mirroredUpTo = try historyCursor(of: history)
         // A batch in order past the cursor (the usual case) is written whole.
         if batch.seqsAscending && lowestSeq > mirroredUpTo { return order }
         var seen = Set<Int64>()

@@ -22,6 +22,10 @@ public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     case outboxItemInFlight(id: Int64)
     /// No session has this id.
     case unknownSession(id: String)
+    /// No history has this key or id.
+    case unknownHistory(String)
+    /// Events with seqs, or a cursor, were written without the history they belong to.
+    case historyRequired
     /// A migration left the mirror inconsistent and was rolled back.
     case migrationFailed(path: String, version: Int, reason: String)
 
@@ -46,6 +50,10 @@ public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertibl
             return "outbox item \(id) is being sent: wait for its answer (if the sync sending it stopped, the next sync settles it), then retry or drop it"
         case .unknownSession(let id):
             return "no session with id \(id) in the mirror"
+        case .unknownHistory(let id):
+            return "no history \(id) in the mirror"
+        case .historyRequired:
+            return "events with seqs belong to a history, and none was given"
         case .migrationFailed(let path, let version, let reason):
             return "\(path) could not be upgraded to schema version \(version) (\(reason)); the file is unchanged"
         }

@@ -1,14 +1,12 @@
-/// What a row of `sync_cursors` is about.
+/// What a row of `sync_cursors` is about. (A history's cursor is a column of its row in
+/// `histories`: a `seq` means something only within its history.)
 public enum SyncScope: Hashable, Sendable {
-    /// The global history cursor of `tinyvex/history.changes`.
-    case changes
     /// One session's timeline watermark (stock bridges).
     case session(String)
 
     /// The scope's key in `sync_cursors`.
     public var key: String {
         switch self {
-        case .changes: "changes"
         case .session(let id): "session:\(id)"
         }
     }
@@ -27,28 +25,12 @@ public struct SessionWatermark: Hashable, Sendable {
 }
 
 extension MirrorStore {
-    /// The last `seq` of the history that is fully mirrored (0: nothing yet).
-    public func historyCursor() throws -> Int64 {
-        try database.scalarInt64("SELECT seq FROM sync_cursors WHERE scope = ?", [SyncScope.changes.key]) ?? 0
-    }
-
     /// The watermark the session's timeline was last fetched at, if it ever was.
     public func watermark(for sessionID: String) throws -> SessionWatermark? {
         try database.queryFirst(
             "SELECT last_ts, message_count FROM sync_cursors WHERE scope = ? AND last_ts IS NOT NULL",
             [SyncScope.session(sessionID).key]
         ) { SessionWatermark(lastTS: $0.int64(0), messageCount: $0.int64(1)) }
-    }
-
-    /// Moves the history cursor forward to `seq` (never back), in the caller's transaction.
-    func advanceHistoryCursor(to seq: Int64, now: Int64) throws {
-        try database.run(
-            """
-            INSERT INTO sync_cursors (scope, seq, updated_at) VALUES (?1, ?2, ?3)
-            ON CONFLICT (scope) DO UPDATE SET seq = max(coalesce(seq, 0), excluded.seq), updated_at = excluded.updated_at
-            """,
-            [SyncScope.changes.key, seq, now]
-        )
     }
 
     /// Records a session's watermark, in the caller's transaction.

@@ -74,6 +74,8 @@ public struct TimelineEvent: Sendable, Equatable {
     public var contentHash: ContentHash
     public var provisional: Bool
     public var origin: EventOrigin
+    /// When the mirror noticed that the desktop no longer has the event (it stays here).
+    public var goneAt: Int64? = nil
 }
 
 /// Which part of a timeline to read.

@@ -1,0 +1,164 @@
+import Bridge
+import Foundation
+import MirrorStore
+import TestSupport
+import Testing
+
+/// The mirror as an archive of every desktop it has seen (protocol Part 3): histories kept apart
+/// by identity, nothing deleted because a bridge stopped returning it.
+@Suite("The mirror as an archive", .timeLimit(.minutes(5)))
+struct ArchiveSyncTests {
+    @Test("a reinstalled desktop (a new history, seq from 1) is mirrored whole, and so is what comes after",
+          arguments: [1, 2])
+    func reinstall(version: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let options = ["--history-cursor-version", String(version)]
+        let before = try SimulatorProcess(flavor: "cursor", database: directory.path("before.sqlite"), seed: (6, 1800),
+                                          extraArguments: options)
+        let first = try OASyncProcess.run(["--bridge", before.url, "--db", mirror, "--name", "desk", "--once"])
+        #expect(first.status == 0, "\(first.standardError)")
+        before.stop()
+
+        // Another seed: a reinstalled desktop's sessions have new ids.
+        let after = try SimulatorProcess(flavor: "cursor", database: directory.path("after.sqlite"), seed: (3, 300),
+                                         extraArguments: options + ["--seed", "7"])
+        let second = try OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.standardOutput.contains("300 event(s) written"), "\(second.standardOutput)")
+        if version == 1 {
+            #expect(second.standardError.contains("the history of desk started again"), "told once: \(second.standardError)")
+        }
+        try await SimulatorControl.withConnection(to: after.url) { control in
+            try await control.append("AFTER-REINSTALL", (0..<5).map { SimulatorControl.chunk("after the reinstall \($0)") })
+        }
+        let third = try OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
+        #expect(third.standardOutput.contains("5 event(s) written"), "\(third.standardOutput)")
+        #expect(!third.standardError.contains("started again"))
+
+        try expectMirrorHolds(simulatorDatabase: directory.path("before.sqlite"), mirror: mirror)
+        try expectMirrorHolds(simulatorDatabase: directory.path("after.sqlite"), mirror: mirror)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let histories = try store.histories()
+        #expect(histories.count == 2)
+        #expect(histories.allSatisfy { $0.desktop == "desk" })
+        #expect(histories.map(\.identity) == (version == 2 ? [.bridge, .bridge] : [.mirror, .mirror]))
+        let sessions = try store.sessions()
+        #expect(sessions.count == 6 + 3 + 1)
+        if version == 1 {
+            #expect(histories[0].goneAt != nil, "the earlier history is gone from the desktop")
+            #expect(sessions.filter { $0.goneAt != nil }.count == 6, "its sessions are kept, marked")
+        }
+    }
+
+    @Test("two desktops synced in turns into one mirror: every event of each exactly once", arguments: [1, 2])
+    func twoDesktopsInTurns(version: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let options = ["--history-cursor-version", String(version)]
+        let work = try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (5, 900), extraArguments: options)
+        let home = try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (4, 400),
+                                        extraArguments: options + ["--seed", "11"])
+        for round in 0..<3 {
+            for (name, simulator) in [("work", work), ("home", home)] {
+                try await SimulatorControl.withConnection(to: simulator.url) { control in
+                    try await control.append("\(name)-live", (0..<7).map { SimulatorControl.chunk("\(name) round \(round) #\($0)") })
+                }
+                let run = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+                #expect(run.status == 0, "\(run.standardError)")
+            }
+        }
+        try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
+        try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let histories = try store.histories()
+        #expect(histories.count == 2)
+        #expect(Set(histories.map(\.desktop)) == ["127.0.0.1:\(work.port)", "127.0.0.1:\(home.port)"])
+        #expect(try store.sessions().allSatisfy { $0.goneAt == nil })
+    }
+
+    @Test("stock: a pruned prefix and a deleted session are kept and marked, while new events still arrive")
+    func stockPrunedAndDeleted() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let simulator = try SimulatorProcess(flavor: "stock", database: directory.path("stock.sqlite"))
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.append("PRUNED", (1...60).map { SimulatorControl.chunk("event \($0) ") })
+            try await control.append("DELETED", (1...5).map { SimulatorControl.chunk("doomed \($0) ") })
+        }
+        #expect(try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            _ = try await control.call("prune", ["session_id": "PRUNED", "count": 25])
+            try await control.append("PRUNED", (61...64).map { SimulatorControl.chunk("event \($0) ") })
+            _ = try await control.call("delete_session", ["session_id": "DELETED"])
+        }
+        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(second.status == 0, "\(second.standardError)")
+
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let pruned = try store.timeline(sessionID: "PRUNED")
+        #expect(pruned.map(\.text).sorted() == (1...64).map { "event \($0) " }.sorted(), "all 64, each once")
+        #expect(Set(pruned.filter { $0.goneAt != nil }.map(\.text)) == Set((1...25).map { "event \($0) " }))
+        // (A stock bridge serves events of one millisecond in any order.)
+        #expect(Set(pruned.suffix(4).map(\.text)) == Set((61...64).map { "event \($0) " }), "new events after the kept ones")
+        #expect(try store.session(id: "PRUNED")?.goneEventCount == 25)
+        // The bridge lists fewer than 10 sessions, so that list is all it has.
+        let deleted = try #require(try store.session(id: "DELETED"))
+        #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
+        let listed = try ReplProcess.run(["--db", mirror, "--jsonl"],
+                                         input: Data(#"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{}}"#.utf8))
+        #expect(listed.standardOutput.contains(#""events_gone_from_desktop":25"#), "\(listed.standardOutput)")
+        #expect(listed.standardOutput.contains(#""sync_state":"gone""#), "\(listed.standardOutput)")
+    }
+
+    @Test("cursor: a pruned prefix and a deleted session are kept and marked, while new events still arrive")
+    func cursorPrunedAndDeleted() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("cursor.sqlite"))
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.append("PRUNED", (1...60).map { SimulatorControl.chunk("event \($0) ") })
+            try await control.append("DELETED", (1...5).map { SimulatorControl.chunk("doomed \($0) ") })
+        }
+        #expect(try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            _ = try await control.call("prune", ["session_id": "PRUNED", "count": 25])
+            try await control.append("PRUNED", (61...64).map { SimulatorControl.chunk("event \($0) ") })
+            _ = try await control.call("delete_session", ["session_id": "DELETED"])
+        }
+        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.standardOutput.contains("4 event(s) written"), "\(second.standardOutput)")
+
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let pruned = try store.timeline(sessionID: "PRUNED")
+        #expect(pruned.map(\.text) == (1...64).map { "event \($0) " }, "all 64, in order")
+        #expect(pruned.filter { $0.goneAt != nil }.map(\.text) == (1...25).map { "event \($0) " })
+        #expect(try store.session(id: "PRUNED")?.goneAt == nil)
+        let deleted = try #require(try store.session(id: "DELETED"))
+        #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
+        let shown = try ReplProcess.run(["--db", mirror, "-c", "sessions"])
+        #expect(shown.standardOutput.contains("gone"), "\(shown.standardOutput)")
+    }
+}
+
+/// Checks that the mirror holds every event of the simulator's history: each session's events with
+/// their seqs and bytes, in order, once (several histories may share the mirror: seqs repeat
+/// across them, so the comparison is per session).
+func expectMirrorHolds(simulatorDatabase: String, mirror: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let expected = Dictionary(grouping: try simulatorHistory(simulatorDatabase), by: \.sessionID)
+    let store = try MirrorStore(path: mirror, mode: .readOnly)
+    for (sessionID, rows) in expected {
+        let mirrored = try store.database.query(
+            """
+            SELECT e.seq, e.update_json FROM events e JOIN sessions s USING (session_no)
+            WHERE s.session_id = ? AND e.seq IS NOT NULL ORDER BY e.ordinal
+            """,
+            [sessionID]
+        ) { HistoryRow(seq: $0.int64(0), sessionID: sessionID, updateJSON: $0.bytes(1)) }
+        let firstDifference = zip(mirrored, rows).enumerated().first { $0.element.0 != $0.element.1 }.map { "\($0.element.0) ≠ \($0.element.1)" }
+        #expect(mirrored.count == rows.count && firstDifference == nil,
+                "session \(sessionID): \(mirrored.count) events mirrored of \(rows.count); first difference: \(firstDifference ?? "none")",
+                sourceLocation: sourceLocation)
+    }
+}
