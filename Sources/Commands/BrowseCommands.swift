@@ -29,15 +29,17 @@ package enum BrowseCommands {
         words: ["sessions"], method: "sessions.list",
         summary: "Mirrored sessions, most recent activity first: id, title or first prompt, mode, last activity, events, state.",
         parameters: [CommandParameter("limit", .integer, "at most this many (default 20)"),
-                     CommandParameter("offset", .integer, "skip this many first")],
+                     CommandParameter("offset", .integer, "skip this many first"),
+                     CommandParameter("desktop", .string, value: "NAME", "only the sessions of the desktop of this name (status lists them)")],
         example: "sessions --limit 5"
     ) { arguments, context in
         let limit = try arguments.integer("limit", default: 20, range: 1...10_000)
         let offset = try arguments.integer("offset", default: 0, range: 0...Int(Int32.max))
+        let desktop = try arguments.string("desktop")
         let store = try context.store()
         let rows = try storeCall { () throws -> [(SessionSummary, String?, String)] in
             try store.read {
-                try store.sessions(limit: limit, offset: offset).map { session in
+                try store.sessions(limit: limit, offset: offset, desktop: desktop).map { session in
                     let title = try session.title ?? firstPrompt(store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50)))
                     return (session, title, try syncState(session, store: store))
                 }
@@ -83,8 +85,11 @@ package enum BrowseCommands {
             return CommandResult(json: json, table: rawTable(events))
         }
         let conversation = Conversation(events: events)
-        let json: JSONValue = ["session_id": .string(session.sessionID), "entries": .array(conversation.entries.map(entryJSON))]
-        return CommandResult(json: json, text: ConversationText.render(conversation, palette: context.palette))
+        var members = [JSONMember("session_id", .string(session.sessionID)), JSONMember("entries", .array(conversation.entries.map(entryJSON)))]
+        let note = ArchiveNote.line(session: session, events: events)
+        if let note { members.append(JSONMember("archive_note", .string(note))) }
+        let text = ConversationText.render(conversation, palette: context.palette)
+        return CommandResult(json: .object(members), text: note.map { context.palette.apply(.dim, to: "(\($0))") + "\n" + text } ?? text)
     }
 
     /// `show SESSION --at N`: the conversation around one event, and what is left out.
@@ -127,7 +132,8 @@ package enum BrowseCommands {
                      CommandParameter("session_id", .string, flag: "session", value: "SESSION", "only this session's events (its id or any unique prefix)"),
                      CommandParameter("kind", .string, value: "KIND", "only events of this kind (agent_message_chunk, user_message_chunk, tool_call, …)"),
                      CommandParameter("since", .string, value: "DATE", "only events at or after this ISO-8601 date or date-time (UTC unless it says)"),
-                     CommandParameter("until", .string, value: "DATE", "only events at or before this date (the whole day) or date-time")],
+                     CommandParameter("until", .string, value: "DATE", "only events at or before this date (the whole day) or date-time"),
+                     CommandParameter("desktop", .string, value: "NAME", "only the sessions of the desktop of this name")],
         example: "search flaky reconnect --session 5f0c --since 2024-11-01"
     ) { arguments, context in
         let query = try arguments.requiredString("query")
@@ -160,7 +166,9 @@ package enum BrowseCommands {
         let kind = try arguments.string("kind")
         if kind?.isEmpty == true { throw .badArguments("kind must not be empty") }
         let session = try arguments.string("session_id").map { prefix throws(CommandError) in try context.resolveSession(prefix).sessionID }
-        return SearchFilter(sessionID: session, kind: kind, since: since?.start, until: until?.end)
+        let desktop = try arguments.string("desktop")
+        if desktop?.isEmpty == true { throw .badArguments("desktop must not be empty") }
+        return SearchFilter(sessionID: session, kind: kind, since: since?.start, until: until?.end, desktop: desktop)
     }
 
     static let status = CommandDefinition(
@@ -195,7 +203,7 @@ package enum BrowseCommands {
             "prompts_pending": .number(pending),
             "prompts_failed": .number(counts.outbox[.failed] ?? 0),
             "prompts_unconfirmed": .number(counts.outbox[.unconfirmed] ?? 0),
-            "desktops": .array(histories.map(historyJSON)),
+            "desktops": .array(histories.map { historyJSON($0, status: status) }),
         ]
         let rows: [[String]] = [
             ["mirror", context.mirrorPath], ["bridge", value(SyncStatusKey.bridgeURL) ?? "(never synced)"],
@@ -205,18 +213,23 @@ package enum BrowseCommands {
             ["last error", value(SyncStatusKey.lastError) ?? "-"],
             ["contents", "\(counts.sessions) sessions, \(counts.events) events, \(counts.threads) threads"],
             ["prompts", "\(pending) pending, \(counts.outbox[.failed] ?? 0) failed, \(counts.outbox[.unconfirmed] ?? 0) unconfirmed"],
-        ] + histories.map { ["desktop", historyLine($0)] }
+        ] + histories.map { ["desktop", historyLine($0, status: status)] }
         return CommandResult(json: json, table: TextTable(headers: ["", ""], rows: rows))
     }
 
     // MARK: Helpers
 
-    /// A history as `status` lists it, one per desktop history the mirror holds.
-    static func historyJSON(_ history: HistoryRecord) -> JSONValue {
-        .object([
+    /// A history as `status` lists it, one per desktop history the mirror holds, with its
+    /// desktop's connection as oa-sync last wrote it (for the desktop's current history).
+    static func historyJSON(_ history: HistoryRecord, status: [String: SyncStatusEntry]) -> JSONValue {
+        let connection = history.goneAt == nil ? status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.connectionState)]?.value : nil
+        let lastError = history.goneAt == nil ? status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.lastError)]?.value : nil
+        return .object([
             JSONMember("desktop", .string(history.desktop)), JSONMember("history_id", .string(history.historyID)),
             JSONMember("named_by", .string(history.identity.rawValue)),
             JSONMember("bridge", history.bridgeURL.map(JSONValue.string) ?? .null),
+            JSONMember("connection_state", connection.map(JSONValue.string) ?? .null),
+            JSONMember("last_error", lastError.map(JSONValue.string) ?? .null),
             JSONMember("history_cursor", .number(history.cursor)), JSONMember("sessions", .number(history.sessionCount)),
             JSONMember("last_connected", iso(history.lastConnectedAt)), JSONMember("last_sync", iso(history.lastSyncedAt)),
             JSONMember("gone_from_desktop_at", iso(history.goneAt)),
@@ -224,9 +237,15 @@ package enum BrowseCommands {
     }
 
     /// A history on one line of `status`'s table.
-    static func historyLine(_ history: HistoryRecord) -> String {
+    static func historyLine(_ history: HistoryRecord, status: [String: SyncStatusEntry]) -> String {
         var parts = ["\(history.desktop) (\(history.bridgeURL ?? "no address"))", "\(history.sessionCount) sessions", "cursor \(history.cursor)",
                      "last sync " + (Formatting.iso8601(history.lastSyncedAt) ?? "never")]
+        if history.goneAt == nil, let state = status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.connectionState)]?.value {
+            parts.insert(state, at: 1)
+        }
+        if history.goneAt == nil, let error = status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.lastError)]?.value {
+            parts.append("last error: \(error)")
+        }
         if let gone = Formatting.iso8601(history.goneAt) { parts.append("history gone from the desktop since \(gone)") }
         return parts.joined(separator: ", ")
     }
@@ -261,6 +280,7 @@ package enum BrowseCommands {
             JSONMember("time", iso(event.timestamp)), JSONMember("ts", event.timestamp.map { .number($0) } ?? .null),
             JSONMember("kind", .string(event.kind)), JSONMember("text", .string(event.text)),
             JSONMember("origin", .string(event.origin.rawValue)), JSONMember("provisional", .bool(event.provisional)),
+            JSONMember("gone_from_desktop_at", iso(event.goneAt)),
             JSONMember("update", (try? JSONParser.parse(event.updateJSON)).map { JSONValue($0.kind) }
                 ?? .string(String(decoding: event.updateJSON, as: UTF8.self))),
         ])

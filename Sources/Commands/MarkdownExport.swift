@@ -12,6 +12,8 @@ public enum MarkdownExport {
         let conversation = Conversation(events: events)
         var lines: [String] = ["# " + escapeInline(title(session: session, conversation: conversation)), ""]
         lines.append("- Session: `\(session.sessionID)`")
+        if let desktop = session.desktop { lines.append("- Desktop: \(escapeInline(desktop))") }
+        if let note = ArchiveNote.line(session: session, events: events) { lines.append("- " + escapeInline(note)) }
         if let mode = session.mode { lines.append("- Mode: \(escapeInline(mode))") }
         let times = events.compactMap(\.timestamp)
         if let first = Formatting.iso8601(times.min()) { lines.append("- First activity: \(first)") }

@@ -11,27 +11,28 @@ extension SyncEngine {
     ///
     /// On the first sync of a history, session metadata is also asked for first, for the progress
     /// line's total.
-    func catchUpByCursor(_ client: any BridgeConnection) async throws {
-        guard let history else { throw BridgeError.unexpectedResult(method: "history", reason: "no history resolved") }
+    func catchUpByCursor(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
+        guard let history = link.history else { throw BridgeError.unexpectedResult(method: "history", reason: "no history resolved") }
         let startCursor = try store.historyCursor(of: history)
         var sessionCount = try store.history(history)?.sessionCount ?? 0
         var expectedLastSeq: Int64 = 0
         if startCursor == 0 {
-            let listed = try await listSessions(client)
+                let listed = try await listSessions(client)
             try store.upsertSessions(listed, history: history)
             sessionCount = listed.count
             expectedLastSeq = listed.compactMap(\.serverLastSeq).max() ?? 0
         }
         let started = ContinuousClock.now
         var written = 0
-        catchingUp = true
-        defer { catchingUp = false }
+        catchUpsRunning += 1
+        var running = true
+        defer { if running { catchUpsRunning -= 1 } }
         // Pages are fetched, decoded and packed by a task of their own into batches of a
         // transaction's worth (fewer events only at the end), one batch ahead of the writer: a
         // timeline then lies in runs of neighbouring rows, one per transaction. What arrived
         // before a failure is committed: whole pages, with the cursor that covers them.
         let batches = BoundedBuffer<FetchedBatch>(elementLimit: 1)
-        let configuration = configuration
+        let configuration = link.configuration
         var cursor = startCursor
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -39,19 +40,20 @@ extension SyncEngine {
             }
             for await batch in batches {
                 cursor = batch.cursor
-                written += try commit(batch.events, history: history, cursor: batch.cursor)
+                written += try commit(batch.events, history: history, cursor: batch.cursor, link)
                 let elapsed = (ContinuousClock.now - started).seconds
                 progress(SyncProgress(
                     sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
                     eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
                     eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0
-                ))
+                ), link)
             }
             try await group.waitForAll()
         }
         // The buffer also ends when this task is cancelled: that is no catch-up.
         try Task.checkCancellation()
-        catchingUp = false
+        catchUpsRunning -= 1
+        running = false
         // Indexed in many transactions, the index is merged once now (by the step that finds
         // nothing left to index); during a burst, the ticks after it do that.
         indexedSinceMerge += written
@@ -61,7 +63,7 @@ extension SyncEngine {
         try store.upsertSessions(listed, history: history)
         let goneSessions = try store.markUnlistedSessionsGone(history: history, listed: listed.map(\.sessionID), listedSince: listedAt)
         let goneEvents = try store.markPrunedEvents(history: history, listed: listed)
-        noteGoneFromDesktop(sessions: goneSessions, events: goneEvents)
+        noteGoneFromDesktop(sessions: goneSessions, events: goneEvents, link)
         sessionCount = listed.count
         logger.info("caught up", metadata: [
             "events": "\(written)", "cursor": "\(cursor)", "sessions": "\(sessionCount)", "search_indexed": "\(indexed)",
@@ -69,23 +71,23 @@ extension SyncEngine {
     }
 
     /// Counts and says what was newly marked as gone from the desktop.
-    func noteGoneFromDesktop(sessions: Int, events: Int) {
-        report.sessionsGone += sessions
-        report.eventsGone += events
+    func noteGoneFromDesktop(sessions: Int, events: Int, _ link: BridgeLink) {
+        link.report.sessionsGone += sessions
+        link.report.eventsGone += events
         guard sessions + events > 0 else { return }
         logger.notice("marked what the desktop no longer has (it stays in the mirror)",
-                      metadata: ["sessions": "\(sessions)", "events": "\(events)"])
+                      metadata: ["desktop": "\(link.desktop)", "sessions": "\(sessions)", "events": "\(events)"])
     }
 
     /// Writes `events` with the cursor that covers them, in one transaction; returns the events
     /// written.
-    private func commit(_ events: EventBatch, history: HistoryKey, cursor: Int64) throws -> Int {
+    private func commit(_ events: EventBatch, history: HistoryKey, cursor: Int64, _ link: BridgeLink) throws -> Int {
         // Each transaction indexes its own events (and live ones put off meanwhile): the text is
         // at hand, and the index grows beside the rows instead of in a long pass at the end. A
         // catch-up during a burst (paging over a gap) leaves indexing to after the burst.
         store.defersSearchIndexing = burstIsRecent()
         let outcome = try store.appendEvents(events, history: history, advancingHistoryCursorTo: cursor)
-        report.eventsWritten += outcome.inserted
+        link.report.eventsWritten += outcome.inserted
         return outcome.inserted
     }
 
@@ -93,31 +95,32 @@ extension SyncEngine {
     /// the cursor are appended with it; those already mirrored are ignored; one past a gap, or
     /// without a seq, makes the live loop page from the cursor instead (the history decides what
     /// the mirror holds, and holds every update it announced).
-    func applyLiveByCursor(_ updates: EventBatch, moreWaiting: Bool) throws {
+    func applyLiveByCursor(_ updates: EventBatch, moreWaiting: Bool, _ id: Int) throws {
+        let link = links[id]
         // Until the connection's history is known, the catch-up that follows covers them.
-        guard let history else { return requestPaging() }
+        guard let history = link.history else { return link.requestPaging() }
         // This engine is the mirror's one writer: the cursor cannot move between here and the append.
         var next = try store.historyCursor(of: history) + 1
         var continuing: [Int] = []
         continuing.reserveCapacity(updates.count)
         for index in 0..<updates.count {
             guard let seq = updates.seq(at: index) else {
-                if !seqlessUpdateLogged {
-                    seqlessUpdateLogged = true
+                if !link.seqlessUpdateLogged {
+                    link.seqlessUpdateLogged = true
                     logger.warning("live updates without a seq from a history-cursor bridge; paging from the cursor instead",
                                    metadata: ["session_id": "\(updates.sessionID(at: index))"])
                 }
-                requestPaging()
+                link.requestPaging()
                 continue
             }
             if seq < next { continue }
             if seq > next {
                 // Expected while a catch-up pages (the bridge goes on announcing): said once a
                 // connection, then at debug level.
-                logger.log(level: gapLogged ? .debug : .info, "gap in live updates; paging from the cursor",
-                           metadata: ["cursor": "\(next - 1)", "seq": "\(seq)"])
-                gapLogged = true
-                requestPaging()
+                logger.log(level: link.gapLogged ? .debug : .info, "gap in live updates; paging from the cursor",
+                           metadata: ["desktop": "\(link.desktop)", "cursor": "\(next - 1)", "seq": "\(seq)"])
+                link.gapLogged = true
+                link.requestPaging()
                 continue
             }
             continuing.append(index)
@@ -126,7 +129,7 @@ extension SyncEngine {
         guard !continuing.isEmpty else { return }
         deferSearchIndexingDuringBursts(moreWaiting: moreWaiting, batchSize: updates.count)
         let outcome = try store.appendEvents(updates.keeping(continuing), history: history, advancingHistoryCursorTo: next - 1)
-        report.eventsWritten += outcome.inserted
+        link.report.eventsWritten += outcome.inserted
     }
 
 }

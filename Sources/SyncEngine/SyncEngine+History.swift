@@ -15,10 +15,10 @@ extension SyncEngine {
     /// - What a mirror written before histories were kept apart holds is taken over by the first
     ///   bridge reached at its address, when that bridge's history agrees with its cursor (else it
     ///   is kept as that desktop's earlier history, gone from it).
-    func resolveHistory(_ client: any BridgeConnection) async throws -> HistoryKey {
+    func resolveHistory(_ client: any BridgeConnection, _ link: BridgeLink) async throws -> HistoryKey {
         let capabilities = await client.capabilities
-        let desktop = configuration.desktopName
-        let url = configuration.bridgeURL
+        let desktop = link.desktop
+        let url = link.configuration.bridgeURL
         if let bridgeID = capabilities.historyID {
             if let known = try store.history(withID: bridgeID) {
                 try store.noteConnected(known.key, desktop: desktop, bridgeURL: url)
@@ -72,7 +72,7 @@ extension SyncEngine {
             one stay, marked gone from the desktop; the new history is mirrored from its start
             """,
                       metadata: ["desktop": "\(desktop)", "earlier_sessions": "\(history.sessionCount)", "earlier_cursor": "\(history.cursor)"])
-        observer(.historyStartedAgain(desktop: desktop, earlierSessions: history.sessionCount))
+        observer(desktop, .historyStartedAgain(desktop: desktop, earlierSessions: history.sessionCount))
     }
 
     /// Whether the bridge's history is the one a mirror cursor of `cursor` was kept for (protocol

@@ -11,7 +11,8 @@ extension SyncEngine {
     /// The list holds the bridge's most recent sessions only (`recentSessionsLimit`): a mirrored
     /// session of this desktop more recent than the oldest listed, or any when the list is shorter
     /// than that, is no longer on the desktop, and is marked so.
-    func catchUpByTimelines(_ client: any BridgeConnection) async throws {
+    func catchUpByTimelines(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
+        let history = link.history
         let listedAt = MirrorClock.system.now()
         let recent = try await client.recentSessions()
         try store.upsertSessions(recent.map {
@@ -21,25 +22,25 @@ extension SyncEngine {
             let newest = recent.count < Self.recentSessionsLimit ? nil : recent.map(\.lastTS).min()
             let gone = try store.markUnlistedSessionsGone(history: history, listed: recent.map(\.sessionID), listedSince: listedAt,
                                                           listsOnlyNewerThan: newest)
-            noteGoneFromDesktop(sessions: gone, events: 0)
+            noteGoneFromDesktop(sessions: gone, events: 0, link)
         }
         var stale: [(id: String, watermark: SessionWatermark?)] = []
         for session in recent {
             let watermark = SessionWatermark(lastTS: session.lastTS, messageCount: session.messageCount)
-            if try store.watermark(for: session.sessionID) != watermark || liveSessions[session.sessionID] != nil {
+            if try store.watermark(for: session.sessionID) != watermark || link.liveSessions[session.sessionID] != nil {
                 stale.append((session.sessionID, watermark))
             }
         }
-        for sessionID in liveSessions.keys.sorted() where !recent.contains(where: { $0.sessionID == sessionID }) {
+        for sessionID in link.liveSessions.keys.sorted() where !recent.contains(where: { $0.sessionID == sessionID }) {
             stale.append((sessionID, nil))
         }
         let started = ContinuousClock.now
         var written = 0
         for (index, session) in stale.enumerated() {
-            written += try await refetch(session.id, watermark: session.watermark, client: client)
+            written += try await refetch(session.id, watermark: session.watermark, client: client, link)
             let elapsed = (ContinuousClock.now - started).seconds
             progress(SyncProgress(sessionsDone: index + 1, sessionsTotal: stale.count, events: written, eventsTotal: nil,
-                                  eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0))
+                                  eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0), link)
         }
         logger.info("caught up", metadata: ["timelines_fetched": "\(stale.count)", "events_written": "\(written)"])
     }
@@ -47,13 +48,14 @@ extension SyncEngine {
     /// Fetches a session's timeline and makes it the mirrored one (keeping the common prefix).
     /// Returns the events written.
     @discardableResult
-    func refetch(_ sessionID: String, watermark: SessionWatermark?, client: any BridgeConnection) async throws -> Int {
+    func refetch(_ sessionID: String, watermark: SessionWatermark?, client: any BridgeConnection, _ link: BridgeLink) async throws -> Int {
+        let history = link.history
         let requestedAt = ContinuousClock.now
         let items = try await client.sessionTimeline(sessionID: sessionID, limit: nil, timeout: .seconds(120))
         // Read after the answer, since live events may have arrived meanwhile; from here to the
         // write nothing else runs on this actor. Live events of an earlier process came before
         // this request too.
-        let fetchedAfterLiveEvents = liveSessions[sessionID].map { $0 <= requestedAt } ?? true
+        let fetchedAfterLiveEvents = link.liveSessions[sessionID].map { $0 <= requestedAt } ?? true
         let events = items.map(EventMapping.event)
         let outcome = try store.replaceTimelineTail(sessionID: sessionID, history: history, with: events, watermark: watermark,
                                                     fetchedAfterLiveEvents: fetchedAfterLiveEvents)
@@ -61,35 +63,36 @@ extension SyncEngine {
             "session_id": "\(sessionID)", "kept": "\(outcome.kept)", "removed": "\(outcome.removed)",
             "inserted": "\(outcome.inserted)", "confirmed": "\(outcome.confirmed)", "marked_gone": "\(outcome.markedGone)",
         ])
-        noteGoneFromDesktop(sessions: outcome.sessionMarkedGone ? 1 : 0, events: outcome.markedGone)
+        noteGoneFromDesktop(sessions: outcome.sessionMarkedGone ? 1 : 0, events: outcome.markedGone, link)
         if let mode = items.reversed().lazy.compactMap({ EventMapping.mode(of: $0.update) }).first {
             try store.upsertSessions([SessionRecord(sessionID: sessionID, mode: mode)], history: history)
         }
-        if let lastLive = liveSessions[sessionID], lastLive <= requestedAt {
-            liveSessions.removeValue(forKey: sessionID)
+        if let lastLive = link.liveSessions[sessionID], lastLive <= requestedAt {
+            link.liveSessions.removeValue(forKey: sessionID)
         }
-        report.timelinesFetched += 1
-        report.eventsWritten += outcome.inserted
+        link.report.timelinesFetched += 1
+        link.report.eventsWritten += outcome.inserted
         return outcome.inserted
     }
 
     /// Shows live updates at once, in one transaction, provisional until their session's next
     /// fetch confirms them.
-    func applyProvisional(_ updates: EventBatch, moreWaiting: Bool) throws {
+    func applyProvisional(_ updates: EventBatch, moreWaiting: Bool, _ id: Int) throws {
+        let link = links[id]
         deferSearchIndexingDuringBursts(moreWaiting: moreWaiting, batchSize: updates.count)
-        let outcome = try store.appendEvents(updates, history: history)
-        report.eventsWritten += outcome.inserted
+        let outcome = try store.appendEvents(updates, history: link.history)
+        link.report.eventsWritten += outcome.inserted
         let now = ContinuousClock.now
-        for sessionID in updates.sessionIDs { liveSessions[sessionID] = now }
+        for sessionID in updates.sessionIDs { link.liveSessions[sessionID] = now }
     }
 
     /// How many sessions `tinyvex/history.recentSessions` lists at most.
     static let recentSessionsLimit = 10
 
     /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.
-    func refetchQuietSessions(_ client: any BridgeConnection) async throws {
+    func refetchQuietSessions(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
         let now = ContinuousClock.now
-        let quiet = liveSessions.filter { now - $0.value >= configuration.refetchAfterQuiet }.keys.sorted()
+        let quiet = link.liveSessions.filter { now - $0.value >= link.configuration.refetchAfterQuiet }.keys.sorted()
         guard !quiet.isEmpty else { return }
         let recent = try await client.recentSessions()
         for sessionID in quiet {
@@ -97,9 +100,9 @@ extension SyncEngine {
             let watermark = listed.map { SessionWatermark(lastTS: $0.lastTS, messageCount: $0.messageCount) }
             if let listed {
                 try store.upsertSessions([SessionRecord(sessionID: sessionID, lastTS: listed.lastTS, serverEventCount: listed.messageCount)],
-                                         history: history)
+                                         history: link.history)
             }
-            try await refetch(sessionID, watermark: watermark, client: client)
+            try await refetch(sessionID, watermark: watermark, client: client, link)
         }
     }
 }

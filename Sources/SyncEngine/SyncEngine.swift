@@ -2,13 +2,15 @@ import Bridge
 import Logging
 import MirrorStore
 
-/// Keeps a mirror converging to what the bridge knows: catches up (by history cursor, or by
-/// refetching stock timelines whose watermark moved), applies live updates, delivers queued
-/// prompts, and reconnects with backoff when the connection is lost.
+/// Keeps a mirror converging to what one or several bridges know: catches up with each (by
+/// history cursor, or by refetching stock timelines whose watermark moved), applies live updates,
+/// delivers queued prompts to the desktop each session lives on, and reconnects with backoff when
+/// a connection is lost.
 ///
 /// The engine owns its `MirrorStore` connection: it is the mirror's one writer while it runs, on a
 /// thread of its own (`ThreadExecutor`), so that commits never hold up the cooperative pool that
-/// receives and decodes frames meanwhile.
+/// receives and decodes frames meanwhile. Every bridge's writes go through it; what is particular
+/// to one bridge (its cursor's history, its backoff, its status) lives in its `BridgeLink`.
 ///
 /// Each connection is one scope: a reader applies the bridge's notifications from the moment the
 /// connection is up, in batches (everything waiting, one transaction), while catch-up, prompt
@@ -21,58 +23,51 @@ public actor SyncEngine {
     let store: MirrorStore
     /// Keeps checkpoints out of the engine's commits.
     private let checkpointer: WALCheckpointer
-    let configuration: SyncConfiguration
-    /// Opens each connection: over WebSocket, or in-process for tests.
-    private let connector: any BridgeConnector
+    /// The bridges followed, by `BridgeLink.id`.
+    let links: [BridgeLink]
+    /// Their configurations, readable off the engine's thread (the notification readers').
+    private nonisolated let configurations: [SyncConfiguration]
     let logger: Logger
-    let observer: @Sendable (SyncEvent) -> Void
-    private(set) var state: ConnectionState = .offline
+    let observer: @Sendable (_ desktop: String, SyncEvent) -> Void
     private var random = SystemRandomNumberGenerator()
-
-    /// The history of the bridge on the current connection (nil until it is known: live updates
-    /// of a history-cursor bridge wait for the catch-up that follows instead).
-    var history: HistoryKey?
-    /// Stock bridges: sessions that received live updates, and when the last one came.
-    var liveSessions: [String: ContinuousClock.Instant] = [:]
-    /// The mirror's `PRAGMA data_version` when the outbox was last looked at.
-    var outboxVersion: Int64 = -1
-    /// History-cursor bridges: a live update came without a seq or after a gap; the live loop
-    /// pages from the cursor (once for a burst of them).
-    var pagingWanted = false
-    /// Whether a seq-less update was logged on this connection (once is enough).
-    var seqlessUpdateLogged = false
-    /// Whether a gap in live updates was logged at info level on this connection.
-    var gapLogged = false
     /// Events indexed for search in steps since the index was last merged.
     var indexedSinceMerge = 0
-    /// True while a history-cursor catch-up runs (its commits index for search; live ones wait).
-    var catchingUp = false
+    /// History-cursor catch-ups running now (their commits index for search; live ones wait).
+    var catchUpsRunning = 0
     /// When the last live batch that was part of a burst was taken.
     private var lastBurstBatchAt: ContinuousClock.Instant?
-    /// Wakes the live loop before its next tick (a gap to page over).
-    private var wakeLiveLoop: AsyncStream<Void>.Continuation?
-    var report: SyncReport
 
     /// - Parameters:
     ///   - mirrorPath: the mirror file (created and migrated if needed).
-    ///   - observer: told of state changes, progress and problems, from the engine's executor.
-    ///   - connector: how to reach the bridge; by default over WebSocket at `configuration.bridgeURL`.
+    ///   - bridges: the bridges to follow (at least one), each with its own configuration.
+    ///   - observer: told of each bridge's state changes, progress and problems, from the
+    ///     engine's executor, with the bridge's desktop name.
+    public init(
+        mirrorPath: String,
+        bridges: [BridgeTarget],
+        logger: Logger = Logger(label: "openagents.sync"),
+        observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
+    ) throws {
+        store = try MirrorStore(path: mirrorPath)
+        checkpointer = WALCheckpointer(path: mirrorPath)
+        links = bridges.enumerated().map { BridgeLink(id: $0.offset, configuration: $0.element.configuration, connector: $0.element.connector) }
+        configurations = bridges.map(\.configuration)
+        self.logger = logger
+        self.observer = observer
+    }
+
+    /// An engine for one bridge; `connector` by default over WebSocket at `configuration.bridgeURL`.
     public init(
         mirrorPath: String,
         configuration: SyncConfiguration,
         logger: Logger = Logger(label: "openagents.sync"),
         connector: (any BridgeConnector)? = nil,
-        observer: @escaping @Sendable (SyncEvent) -> Void = { _ in }
+        observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
     ) throws {
-        store = try MirrorStore(path: mirrorPath)
-        checkpointer = WALCheckpointer(path: mirrorPath)
-        self.configuration = configuration
-        self.connector = connector
+        let connector = connector
             ?? WebSocketBridgeConnector(url: configuration.bridgeURL, options: configuration.clientOptions, logger: logger)
-        self.logger = logger
-        self.observer = observer
-        report = SyncReport(bridgeURL: configuration.bridgeURL, desktop: configuration.desktopName, historyCursor: false,
-                            eventsWritten: 0, timelinesFetched: 0, promptsSent: 0, promptsFailed: 0, promptsUnconfirmed: 0, seconds: 0)
+        try self.init(mirrorPath: mirrorPath, bridges: [BridgeTarget(configuration: configuration, connector: connector)],
+                      logger: logger, observer: observer)
     }
 
     // MARK: Running
@@ -88,65 +83,121 @@ public actor SyncEngine {
         }
     }
 
-    /// Connects once, catches up, delivers every deliverable queued prompt, and returns what it did.
+    /// Connects once to the (first) bridge, catches up, delivers every deliverable queued prompt,
+    /// and returns what it did.
     ///
     /// - Throws: `BridgeError` when the bridge cannot be reached or fails mid-way; store errors.
     public func syncOnce() async throws -> SyncReport {
+        try await syncOnce(links[0])
+    }
+
+    /// Syncs once with every bridge at the same time (as `syncOnce` does with one); returns what
+    /// each did or why it failed, in the order the bridges were given.
+    public func syncEachOnce() async -> [(desktop: String, outcome: Result<SyncReport, any Error>)] {
+        await withTaskGroup(of: (Int, Result<SyncReport, any Error>).self) { group in
+            for link in links {
+                let id = link.id
+                group.addTask {
+                    do {
+                        return (id, .success(try await self.syncOnce(id)))
+                    } catch {
+                        return (id, .failure(error))
+                    }
+                }
+            }
+            var outcomes: [Int: Result<SyncReport, any Error>] = [:]
+            for await (id, outcome) in group { outcomes[id] = outcome }
+            return links.map { ($0.desktop, outcomes[$0.id] ?? .failure(CancellationError())) }
+        }
+    }
+
+    private func syncOnce(_ id: Int) async throws -> SyncReport {
+        try await syncOnce(links[id])
+    }
+
+    private func syncOnce(_ link: BridgeLink) async throws -> SyncReport {
         let started = ContinuousClock.now
-        resetReport()
+        link.resetReport()
         do {
-            try await connectAndRun(isRetry: false, staysLive: false)
+            try await connectAndRun(link, isRetry: false, staysLive: false)
             // Live updates applied at the very end may still wait: nothing will tick for them.
             try await indexPendingSearchText()
         } catch {
             // A certificate that is not the one pinned leaves the mirror as it was.
-            if case BridgeError.certificateMismatch = error {} else { try? recordProblem(error) }
-            setState(.offline)
+            if case BridgeError.certificateMismatch = error {} else { try? recordProblem(error, link) }
+            setState(.offline, link)
             throw error
         }
-        setState(.offline)
-        report.seconds = (ContinuousClock.now - started).seconds
-        return report
+        setState(.offline, link)
+        link.report.seconds = (ContinuousClock.now - started).seconds
+        return link.report
     }
 
-    /// Mirrors until the calling task is cancelled: connects, catches up, stays live, and
-    /// reconnects with backoff whenever the connection is lost. Returns when cancelled.
+    /// Mirrors every bridge until the calling task is cancelled: for each, connects, catches up,
+    /// stays live, and reconnects with its own backoff whenever its connection is lost. Returns
+    /// when cancelled.
     ///
     /// - Throws: `BridgeError.certificateMismatch`: a bridge whose certificate is not the one
-    ///   pinned is not tried again (nothing was sent to it).
+    ///   pinned is not tried again (nothing was sent to it); the others go on, and this throws
+    ///   once no bridge is left.
     public func run() async throws {
         // Best effort (a failure stops nothing): followers away longer read the mirror afresh.
         try? store.pruneChangeLog(olderThan: Self.changeLogRetention)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for link in links {
+                let id = link.id
+                group.addTask { try await self.follow(id) }
+            }
+            var firstFailure: (any Error)?
+            while true {
+                do {
+                    guard try await group.next() != nil else { break }
+                } catch {
+                    firstFailure = firstFailure ?? error
+                }
+            }
+            if let firstFailure, !Task.isCancelled { throw firstFailure }
+        }
+    }
+
+    /// One bridge's loop of `run`: connects, stays live, backs off and connects again.
+    private func follow(_ id: Int) async throws {
+        let link = links[id]
         var attempt = 0
         while !Task.isCancelled {
             let connectedAt = ContinuousClock.now
             do {
                 // Returns only when cancelled; a lost connection throws.
-                try await connectAndRun(isRetry: attempt > 0, staysLive: true)
+                try await connectAndRun(link, isRetry: attempt > 0, staysLive: true)
             } catch is CancellationError {
                 break
             } catch let error as BridgeError {
                 if Task.isCancelled { break }
                 if case .certificateMismatch = error {
-                    setState(.offline)
+                    setState(.offline, link)
+                    logger.error("not trying this bridge again: its certificate is not the one pinned",
+                                 metadata: ["desktop": "\(link.desktop)", "error": "\(error)"])
                     throw error
                 }
-                try? recordProblem(error)
+                try? recordProblem(error, link)
             } catch {
                 if Task.isCancelled { break }
-                try? recordProblem(error)
+                try? recordProblem(error, link)
             }
-            attempt = ContinuousClock.now - connectedAt >= configuration.backoff.healthyAfter ? 0 : attempt + 1
-            setState(.offline)
-            let delay = configuration.backoff.delay(forAttempt: max(attempt - 1, 0), using: &random)
-            logger.info("reconnecting", metadata: ["in_seconds": "\(String(format: "%.2f", delay.seconds))", "attempt": "\(attempt)"])
+            let backoff = link.configuration.backoff
+            attempt = ContinuousClock.now - connectedAt >= backoff.healthyAfter ? 0 : attempt + 1
+            setState(.offline, link)
+            let delay = backoff.delay(forAttempt: max(attempt - 1, 0), using: &random)
+            logger.info("reconnecting", metadata: [
+                "desktop": "\(link.desktop)", "in_seconds": "\(String(format: "%.2f", delay.seconds))", "attempt": "\(attempt)",
+            ])
             do {
                 try await Task.sleep(for: delay)
             } catch {
                 break
             }
         }
-        setState(.offline)
+        setState(.offline, link)
     }
 
     /// Connects and runs the connection's work (`runConnection`) in the connection's scope: the
@@ -155,64 +206,62 @@ public actor SyncEngine {
     /// The pin a `wss://` bridge's certificate must match, first found: the one configured
     /// (`clientOptions.pin`), the one this mirror remembered for the bridge, the one the bridge
     /// advertised (the connector's); else the certificate is trusted on first use and remembered.
-    private func connectAndRun(isRetry: Bool, staysLive: Bool) async throws {
-        setState(.connecting)
-        try store.setStatus([SyncStatusKey.bridgeURL: configuration.bridgeURL])
-        let remembered = try store.rememberedPin(forBridge: configuration.bridgeURL).flatMap(CertificatePin.init(parsing:))
-        let pin = configuration.clientOptions.pin ?? remembered
-        try await connector.withConnection(isRetry: isRetry, pin: pin, onOpen: { await self.setState(.handshaking) }) { client in
-            try await self.rememberCertificate(of: client, remembered: remembered)
-            try await self.runConnection(client, staysLive: staysLive)
+    private func connectAndRun(_ link: BridgeLink, isRetry: Bool, staysLive: Bool) async throws {
+        setState(.connecting, link)
+        let url = link.configuration.bridgeURL
+        try store.setStatus([SyncStatusKey.bridgeURL: url, SyncStatusKey.desktop(link.desktop, SyncStatusKey.bridgeURL): url])
+        let remembered = try store.rememberedPin(forBridge: url).flatMap(CertificatePin.init(parsing:))
+        let pin = link.configuration.clientOptions.pin ?? remembered
+        let id = link.id
+        try await link.connector.withConnection(isRetry: isRetry, pin: pin, onOpen: { await self.setState(.handshaking, id) }) { client in
+            try await self.rememberCertificate(of: client, remembered: remembered, id)
+            try await self.runConnection(client, staysLive: staysLive, id)
         }
     }
 
     /// Remembers the pin of the certificate a `wss://` bridge presented, when it is not the one
     /// remembered: on first use (said, like SSH's first connection), or after a pin was given
     /// deliberately or advertised.
-    private func rememberCertificate(of client: any BridgeConnection, remembered: CertificatePin?) throws {
+    private func rememberCertificate(of client: any BridgeConnection, remembered: CertificatePin?, _ id: Int) throws {
+        let link = links[id]
         guard let presented = client.certificatePin, presented != remembered else { return }
-        try store.rememberPin(presented.hex, forBridge: configuration.bridgeURL)
+        try store.rememberPin(presented.hex, forBridge: link.configuration.bridgeURL)
         if !client.certificateWasPinned {
             logger.notice("trusting the bridge's certificate on first use; its pin is remembered",
-                          metadata: ["bridge": "\(configuration.bridgeURL)", "sha256": "\(presented)"])
-            observer(.certificateTrusted(presented))
+                          metadata: ["bridge": "\(link.configuration.bridgeURL)", "sha256": "\(presented)"])
+            observer(link.desktop, .certificateTrusted(presented))
         }
     }
 
     /// One connection's work, in one scope: the notification reader beside catch-up, prompt
     /// delivery and (when `staysLive`) the live loop. Returns once the work is done (`syncOnce`);
     /// throws when the connection is lost or a write fails. Every task ends with it.
-    private func runConnection(_ client: any BridgeConnection, staysLive: Bool) async throws {
+    private func runConnection(_ client: any BridgeConnection, staysLive: Bool, _ id: Int) async throws {
+        let link = links[id]
         let hasCursor = await client.capabilities.hasHistoryCursor
-        report.historyCursor = hasCursor
-        history = nil
+        link.report.historyCursor = hasCursor
+        link.startConnection()
         // A stock bridge's history is found by its desktop's name alone, before its live updates
         // are shown; a history-cursor bridge's may take requests, made by the catch-up.
-        if !hasCursor { history = try await resolveHistory(client) }
-        pagingWanted = false
-        seqlessUpdateLogged = false
-        gapLogged = false
+        if !hasCursor { link.history = try await resolveHistory(client, link) }
         let (wakeUps, wakeLiveLoop) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.wakeLiveLoop = wakeLiveLoop
+        link.wakeLiveLoop = wakeLiveLoop
         defer {
             wakeLiveLoop.finish()
-            self.wakeLiveLoop = nil
+            link.wakeLiveLoop = nil
         }
-        let tickInterval = configuration.outboxPollInterval
+        let tickInterval = link.configuration.outboxPollInterval
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                try await self.applyNotifications(from: client, hasCursor: hasCursor)
+                try await self.applyNotifications(from: client, hasCursor: hasCursor, id)
                 return false
             }
             group.addTask {
-                try await self.catchUp(client)
-                try await self.deliverOutbox(client)
-                try await self.recordSuccess()
+                try await self.catchUpAndDeliver(client, id)
                 guard staysLive else { return true }
-                try await self.releaseMemory()
-                await self.setState(.live)
+                try await self.goLive(id)
                 for await _ in wakeUps {
-                    try await self.tick(client)
+                    try await self.tick(client, id)
                 }
                 return true
             }
@@ -231,23 +280,37 @@ public actor SyncEngine {
         }
     }
 
+    /// Catches up, delivers the queued prompts, and records the success.
+    private func catchUpAndDeliver(_ client: any BridgeConnection, _ id: Int) async throws {
+        let link = links[id]
+        try await catchUp(client, link)
+        try await deliverOutbox(client, link)
+        try recordSuccess(link)
+    }
+
+    /// What a catch-up held in memory goes back to the system before the engine waits live.
+    private func goLive(_ id: Int) throws {
+        try store.releaseMemory()
+        setState(.live, links[id])
+    }
+
     /// Catches up with the bridge: settles prompts a stopped process left in flight, then pages
     /// the history (cursor bridges) or refetches the timelines whose watermark moved (stock).
-    private func catchUp(_ client: any BridgeConnection) async throws {
-        setState(.syncing)
+    private func catchUp(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
+        setState(.syncing, link)
         let hasCursor = await client.capabilities.hasHistoryCursor
-        if history == nil { history = try await resolveHistory(client) }
-        let settled = try store.settleInterruptedSends(canResendSafely: hasCursor)
+        if link.history == nil { link.history = try await resolveHistory(client, link) }
+        let settled = try store.settleInterruptedSends(canResendSafely: hasCursor, scope: outboxScope(of: link))
         if !settled.isEmpty {
             logger.notice("settled prompts left in flight", metadata: ["count": "\(settled.count)", "resending": "\(hasCursor)"])
         }
         if hasCursor {
-            try await catchUpByCursor(client)
+            try await catchUpByCursor(client, link)
         } else {
-            try await catchUpByTimelines(client)
+            try await catchUpByTimelines(client, link)
         }
         try await mirrorThreads(client)
-        if let history { try store.noteSynced(history) }
+        if let history = link.history { try store.noteSynced(history) }
     }
 
     private func mirrorThreads(_ client: any BridgeConnection) async throws {
@@ -257,18 +320,19 @@ public actor SyncEngine {
 
     /// Periodic work while live: pages over gaps, prompts queued by other processes, stock
     /// sessions to confirm.
-    private func tick(_ client: any BridgeConnection) async throws {
+    private func tick(_ client: any BridgeConnection, _ id: Int) async throws {
+        let link = links[id]
         // Nothing waiting and no burst lately: search indexing put off goes on, a step a tick.
-        if !catchingUp && client.notifications.count == 0 && !burstIsRecent() {
+        if catchUpsRunning == 0 && client.notifications.count == 0 && !burstIsRecent() {
             store.defersSearchIndexing = false
             try indexSearchStep()
         }
-        try await deliverOutboxIfChanged(client)
+        try await deliverOutboxIfChanged(client, link)
         if await !client.capabilities.hasHistoryCursor {
-            try await refetchQuietSessions(client)
-        } else if pagingWanted {
-            pagingWanted = false
-            try await catchUpByCursor(client)
+            try await refetchQuietSessions(client, link)
+        } else if link.pagingWanted {
+            link.pagingWanted = false
+            try await catchUpByCursor(client, link)
         }
     }
 
@@ -308,7 +372,7 @@ public actor SyncEngine {
     func deferSearchIndexingDuringBursts(moreWaiting: Bool, batchSize: Int) {
         let now = ContinuousClock.now
         if moreWaiting || batchSize >= Self.burstBatchSize { lastBurstBatchAt = now }
-        store.defersSearchIndexing = catchingUp || burstIsRecent(at: now)
+        store.defersSearchIndexing = catchUpsRunning > 0 || burstIsRecent(at: now)
     }
 
     /// A live batch at least this large is part of a burst.
@@ -323,25 +387,14 @@ public actor SyncEngine {
         return now - lastBurstBatchAt < Self.burstSettlingTime
     }
 
-    /// What a catch-up held in memory goes back to the system before the engine waits live.
     /// How long the mirror's change log keeps what followers in other processes read.
     static let changeLogRetention = Duration.seconds(30 * 24 * 3600)
-
-    private func releaseMemory() throws {
-        try store.releaseMemory()
-    }
-
-    /// Asks the live loop to page from the cursor at once rather than at its next tick.
-    func requestPaging() {
-        pagingWanted = true
-        wakeLiveLoop?.yield()
-    }
 
     /// Applies the bridge's notifications until the connection ends: each time, everything that
     /// is waiting (up to `liveBatchLimit`) in one transaction. Reading, mapping and packing run on
     /// the cooperative pool; only the write hops to the engine's thread.
-    private nonisolated func applyNotifications(from client: any BridgeConnection, hasCursor: Bool) async throws {
-        let limit = configuration.liveBatchLimit
+    private nonisolated func applyNotifications(from client: any BridgeConnection, hasCursor: Bool, _ id: Int) async throws {
+        let limit = configurations[id].liveBatchLimit
         while true {
             let notifications = await client.notifications.take(upTo: limit)
             guard !notifications.isEmpty else { return try Task.checkCancellation() }
@@ -349,47 +402,53 @@ public actor SyncEngine {
             let updates = EventMapping.batch(notifications, fromHistoryCursorBridge: hasCursor)
             guard !updates.isEmpty else { continue }
             if hasCursor {
-                try await applyLiveByCursor(updates, moreWaiting: moreWaiting)
+                try await applyLiveByCursor(updates, moreWaiting: moreWaiting, id)
             } else {
-                try await applyProvisional(updates, moreWaiting: moreWaiting)
+                try await applyProvisional(updates, moreWaiting: moreWaiting, id)
             }
         }
     }
 
     // MARK: State and status
 
-    func setState(_ newState: ConnectionState) {
-        guard newState != state else { return }
-        state = newState
-        logger.info("state", metadata: ["state": "\(newState.rawValue)", "url": "\(configuration.bridgeURL)"])
-        try? store.setStatus([SyncStatusKey.connectionState: newState.rawValue])
-        observer(.stateChanged(newState))
+    private func setState(_ newState: ConnectionState, _ id: Int) {
+        setState(newState, links[id])
     }
 
-    func progress(_ progress: SyncProgress) {
-        observer(.progress(progress))
+    func setState(_ newState: ConnectionState, _ link: BridgeLink) {
+        guard link.setState(newState) else { return }
+        logger.info("state", metadata: ["state": "\(newState.rawValue)", "url": "\(link.configuration.bridgeURL)",
+                                        "desktop": "\(link.desktop)"])
+        try? store.setStatus([SyncStatusKey.connectionState: newState.rawValue,
+                              SyncStatusKey.desktop(link.desktop, SyncStatusKey.connectionState): newState.rawValue])
+        observer(link.desktop, .stateChanged(newState))
     }
 
-    func recordSuccess() throws {
+    func progress(_ progress: SyncProgress, _ link: BridgeLink) {
+        observer(link.desktop, .progress(progress))
+    }
+
+    private func recordSuccess(_ link: BridgeLink) throws {
         let counts = try store.counts()
+        let now = String(MirrorClock.system.now())
         let facts: [String: String?] = [
-            SyncStatusKey.lastSuccessAt: String(MirrorClock.system.now()),
+            SyncStatusKey.lastSuccessAt: now,
             SyncStatusKey.lastError: nil,
+            SyncStatusKey.desktop(link.desktop, SyncStatusKey.lastSuccessAt): now,
+            SyncStatusKey.desktop(link.desktop, SyncStatusKey.lastError): nil,
             SyncStatusKey.sessions: String(counts.sessions),
             SyncStatusKey.events: String(counts.events),
         ]
         try store.setStatus(facts)
     }
 
-    private func recordProblem(_ error: any Error) throws {
+    private func recordProblem(_ error: any Error, _ link: BridgeLink) throws {
         let message = "\(error)"
-        logger.warning("sync problem", metadata: ["error": "\(message)"])
-        observer(.problem(message))
-        try store.setStatus([SyncStatusKey.lastError: message, SyncStatusKey.lastErrorAt: String(MirrorClock.system.now())])
-    }
-
-    private func resetReport() {
-        report = SyncReport(bridgeURL: configuration.bridgeURL, desktop: configuration.desktopName, historyCursor: false,
-                            eventsWritten: 0, timelinesFetched: 0, promptsSent: 0, promptsFailed: 0, promptsUnconfirmed: 0, seconds: 0)
+        logger.warning("sync problem", metadata: ["desktop": "\(link.desktop)", "error": "\(message)"])
+        observer(link.desktop, .problem(message))
+        let now = String(MirrorClock.system.now())
+        try store.setStatus([SyncStatusKey.lastError: message, SyncStatusKey.lastErrorAt: now,
+                             SyncStatusKey.desktop(link.desktop, SyncStatusKey.lastError): message,
+                             SyncStatusKey.desktop(link.desktop, SyncStatusKey.lastErrorAt): now])
     }
 }

@@ -17,22 +17,25 @@ struct OASync: AsyncParsableCommand {
 
             The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge: --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099. One oa-sync per mirror; readers such as oa-repl may run beside it.
 
+            Several desktops, one mirror: give --bridge once per desktop (or list them in $OA_BRIDGE, separated by commas or spaces), each optionally as NAME=URL; dnssd:* follows every bridge DNS-SD finds at start. One oa-sync follows them all at once, each with its own cursor, backoff and status; every session keeps the desktop it came from, and a prompt goes to the desktop its session lives on. The mirror is an archive: what a desktop no longer has (a deleted session, pruned events, a history wiped by a reinstall) stays, marked as gone from the desktop.
+
             DNS-SD (Avahi on Linux: avahi-daemon must run): --discover lists the bridges advertising _openagents._tcp; --bridge dnssd connects to the only one found, --bridge dnssd:NAME to the instance NAME, resolving it again before every connection attempt so that a bridge whose address or port changed is found again.
 
             wss:// bridges: the certificate must match a pin: --tls-pin (or $OA_TLS_PIN), else the one this mirror remembered for the bridge, else the tls_sha256 TXT key of a bridge found by DNS-SD; else it is trusted on first use, remembered and printed. A bridge that wants a token gets it from --token-file (or $OA_TOKEN_FILE, or $OA_TOKEN), a file only its owner may read.
 
-            Exit codes: 0 done; 1 could not sync (the reason is printed); 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown; 5 the bridge's certificate does not match the pin (nothing was sent to it; the mirror is unchanged); 6 (--once) the bridge refused the token or needs one; 64 bad usage.
+            Exit codes: 0 done; 1 could not sync (the reason is printed; with several bridges, any one that could not, the others synced); 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown; 5 the bridge's certificate does not match the pin (nothing was sent to it; the mirror is unchanged; with several bridges the others go on, and oa-sync exits 5 when none is left); 6 (--once) the bridge refused the token or needs one; 64 bad usage.
 
             Examples:
               oa-sync --bridge ws://127.0.0.1:9099 --once
               OA_BRIDGE=ws://100.101.102.103:9099 oa-sync --log-format json
               oa-sync --discover && oa-sync --bridge "dnssd:My Desktop"
+              oa-sync --bridge work=ws://10.0.0.5:9099 --bridge home=wss://100.64.0.7:9443
               systemctl --user enable --now oa-sync    # as a service: tools/systemd/oa-sync.service, docs/cli.md
             """
     )
 
-    @Option(help: ArgumentHelp("The bridge: its WebSocket URL, or dnssd (the only bridge DNS-SD finds) or dnssd:NAME (the instance NAME) (default: $OA_BRIDGE, else ws://127.0.0.1:9099).", valueName: "url"))
-    var bridge: String?
+    @Option(name: .customLong("bridge"), help: ArgumentHelp("A bridge to follow, repeatable: its WebSocket URL, or dnssd (the only bridge DNS-SD finds), dnssd:NAME (the instance NAME) or dnssd:* (every bridge DNS-SD finds at start), optionally after NAME= (the desktop's short name) (default: $OA_BRIDGE, a list separated by commas or spaces, else ws://127.0.0.1:9099).", valueName: "bridge"))
+    var bridges: [String] = []
 
     @Option(help: ArgumentHelp("The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).", valueName: "path"))
     var db: String?
@@ -81,12 +84,21 @@ struct OASync: AsyncParsableCommand {
 
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
-        let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
-        guard BridgeChoice.isValid(bridgeURL) else {
-            throw ValidationError("\(bridgeURL) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT (HOST a name or an IPv4 address), dnssd or dnssd:NAME")
-        }
         if let name, name.isEmpty || name.contains(where: \.isNewline) {
             throw ValidationError("--name must be a non-empty name on one line")
+        }
+        let entries = BridgeEntry.entries(options: bridges)
+        if name != nil && entries.count > 1 {
+            throw ValidationError("--name names the one bridge: with several, give each its name as --bridge NAME=URL")
+        }
+        for entry in entries where !entry.isEveryAdvertisedBridge {
+            guard BridgeChoice.isValid(entry.bridge) else {
+                throw ValidationError("\(entry.bridge) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT (HOST a name or an IPv4 address), dnssd, dnssd:NAME or dnssd:*, optionally after NAME=")
+            }
+        }
+        let names = entries.map(\.desktopName)
+        if Set(names).count < names.count {
+            throw ValidationError("two bridges have the same desktop name (\(names.joined(separator: ", "))): give each its own as --bridge NAME=URL")
         }
         guard discoverTimeoutMs > 0 else { throw ValidationError("--discover-timeout-ms must be positive") }
         guard backoffInitialMs > 0, backoffCapMs >= backoffInitialMs else {
@@ -105,7 +117,6 @@ struct OASync: AsyncParsableCommand {
         let logger = Logger(label: "oa-sync")
         if discover { await listDiscoveredBridges() }
         let mirrorPath = MirrorLocation.mirrorPath(option: db)
-        let bridgeURL = MirrorLocation.bridgeURL(option: bridge)
         let lock: MirrorLock
         do {
             try MirrorLocation.prepareDirectory(for: mirrorPath)
@@ -130,81 +141,126 @@ struct OASync: AsyncParsableCommand {
         )
         clientOptions.pin = credentials.pin
         clientOptions.token = credentials.token
-        let progressLine = ProgressLine.isTerminal && !quiet ? ProgressLine() : nil
-        let engine: SyncEngine
-        do {
+        let entries = await expandedEntries(logger: logger)
+        let targets = entries.map { entry in
             let configuration = SyncConfiguration(
-                bridgeURL: bridgeURL,
-                desktopName: name,
+                bridgeURL: entry.bridge,
+                desktopName: name ?? entry.desktopName,
                 clientOptions: clientOptions,
                 backoff: BackoffPolicy(initial: .milliseconds(backoffInitialMs), cap: .milliseconds(backoffCapMs)),
                 changesPageSize: changesPageSize,
                 refetchAfterQuiet: .milliseconds(refetchAfterQuietMs)
             )
-            engine = try SyncEngine(
-                mirrorPath: mirrorPath,
-                configuration: configuration,
-                logger: logger,
-                connector: BridgeChoice.connector(for: bridgeURL, options: configuration.clientOptions,
-                                                  discoveryTimeout: .milliseconds(discoverTimeoutMs), logger: logger),
-                observer: { event in
-                    switch event {
-                    case .progress(let progress): progressLine?.show(progress)
-                    case .stateChanged, .problem: progressLine?.clear()
-                    case .certificateTrusted(let pin):
-                        progressLine?.clear()
-                        FileHandle.standardError.write(Data("""
-                            oa-sync: trusting \(bridgeURL) on first use: its certificate's SHA-256 is \(pin)
-                            oa-sync: the pin is remembered in the mirror; a different certificate will be refused
+            let connector = BridgeChoice.connector(for: entry.bridge, options: clientOptions,
+                                                   discoveryTimeout: .milliseconds(discoverTimeoutMs), logger: logger)
+                ?? WebSocketBridgeConnector(url: entry.bridge, options: clientOptions, logger: logger)
+            return BridgeTarget(configuration: configuration, connector: connector)
+        }
+        let urls = Dictionary(targets.map { ($0.configuration.desktopName, $0.configuration.bridgeURL) }, uniquingKeysWith: { first, _ in first })
+        let progressLine = ProgressLine.isTerminal && !quiet ? ProgressLine() : nil
+        let engine: SyncEngine
+        do {
+            engine = try SyncEngine(mirrorPath: mirrorPath, bridges: targets, logger: logger) { desktop, event in
+                switch event {
+                case .progress(let progress): progressLine?.show(progress)
+                case .stateChanged, .problem: progressLine?.clear()
+                case .certificateTrusted(let pin):
+                    progressLine?.clear()
+                    FileHandle.standardError.write(Data("""
+                        oa-sync: trusting \(urls[desktop] ?? desktop) on first use: its certificate's SHA-256 is \(pin)
+                        oa-sync: the pin is remembered in the mirror; a different certificate will be refused
 
-                            """.utf8))
-                    case .historyStartedAgain(let desktop, let earlierSessions):
-                        progressLine?.clear()
-                        FileHandle.standardError.write(Data("""
-                            oa-sync: the history of \(desktop) started again (the desktop was reinstalled or its history wiped): \
-                            the \(earlierSessions) session(s) mirrored from the earlier one stay, marked gone from the desktop; \
-                            the new history is mirrored from its start
+                        """.utf8))
+                case .historyStartedAgain(let desktop, let earlierSessions):
+                    progressLine?.clear()
+                    FileHandle.standardError.write(Data("""
+                        oa-sync: the history of \(desktop) started again (the desktop was reinstalled or its history wiped): \
+                        the \(earlierSessions) session(s) mirrored from the earlier one stay, marked gone from the desktop; \
+                        the new history is mirrored from its start
 
-                            """.utf8))
-                    }
+                        """.utf8))
                 }
-            )
+            }
         } catch {
             fail("oa-sync: cannot open the mirror: \(CommandError.message(for: error))", code: 1)
         }
-        logger.info("starting", metadata: ["mirror": "\(mirrorPath)", "bridge": "\(bridgeURL)", "once": "\(once)"])
+        logger.info("starting", metadata: ["mirror": "\(mirrorPath)", "bridge": "\(targets.map(\.configuration.bridgeURL).joined(separator: ", "))",
+                                           "once": "\(once)"])
 
-        let work = Task { () -> Result<SyncReport, any Error>? in
-            do {
-                guard once else {
+        let work = Task { () -> [(desktop: String, outcome: Result<SyncReport, any Error>)]? in
+            guard once else {
+                do {
                     try await engine.run()
                     return nil
+                } catch {
+                    return [(targets.first?.configuration.desktopName ?? "", .failure(error))]
                 }
-                return .success(try await engine.syncOnce())
-            } catch {
-                return .failure(error)
             }
+            return await engine.syncEachOnce()
         }
         let signals = Self.cancelOnTerminationSignals(work)
         defer { signals.forEach { $0.cancel() } }
-        let outcome = await work.value
+        let outcomes = await work.value
         await engine.finish()
         progressLine?.clear()
-        switch outcome {
-        case .none:
+        guard let outcomes else {
             logger.info("stopped")
-        case .success(let report)?:
-            print(Self.summary(report))
-            if report.promptsFailed + report.promptsUnconfirmed > 0 {
-                fail("oa-sync: \(report.promptsFailed) prompt(s) refused, \(report.promptsUnconfirmed) unconfirmed: see oa-repl outbox", code: 4)
-            }
-        case .failure(let error)?:
-            if error is CancellationError || work.isCancelled {
-                logger.info("stopped before finishing")
-                return
-            }
-            fail("oa-sync: \(CommandError.message(for: error))", code: Self.exitCode(for: error))
+            return
         }
+        var failure: (desktop: String, error: any Error)?
+        var promptsFailed = 0
+        var promptsUnconfirmed = 0
+        for (desktop, outcome) in outcomes {
+            switch outcome {
+            case .success(let report):
+                print(Self.summary(report, several: outcomes.count > 1))
+                promptsFailed += report.promptsFailed
+                promptsUnconfirmed += report.promptsUnconfirmed
+            case .failure(let error):
+                if error is CancellationError || work.isCancelled { continue }
+                failure = failure ?? (desktop, error)
+                if outcomes.count > 1 {
+                    FileHandle.standardError.write(Data("oa-sync: \(desktop): \(CommandError.message(for: error))\n".utf8))
+                }
+            }
+        }
+        if work.isCancelled {
+            logger.info("stopped before finishing")
+            return
+        }
+        if let failure {
+            let prefix = outcomes.count > 1 ? "\(failure.desktop): " : ""
+            fail("oa-sync: \(prefix)\(CommandError.message(for: failure.error))", code: Self.exitCode(for: failure.error))
+        }
+        if promptsFailed + promptsUnconfirmed > 0 {
+            fail("oa-sync: \(promptsFailed) prompt(s) refused, \(promptsUnconfirmed) unconfirmed: see oa-repl outbox", code: 4)
+        }
+    }
+
+    /// The bridges to follow, with `dnssd:*` replaced by every bridge DNS-SD finds now (each
+    /// named by its instance, and found again by name before each connection).
+    func expandedEntries(logger: Logger) async -> [BridgeEntry] {
+        var expanded: [BridgeEntry] = []
+        for entry in BridgeEntry.entries(options: bridges) {
+            guard entry.isEveryAdvertisedBridge else {
+                expanded.append(entry)
+                continue
+            }
+            let timeout = Duration.milliseconds(discoverTimeoutMs)
+            let found: [DiscoveredBridge]
+            do {
+                found = try await BridgeDiscovery.browse(timeout: timeout)
+            } catch {
+                fail("oa-sync: \(error)", code: 1)
+            }
+            guard !found.isEmpty else {
+                fail("oa-sync: \(DNSSDError.notFound(instance: nil, found: [], after: timeout)) "
+                     + "(asked avahi-daemon on the D-Bus system bus at \(BridgeDiscovery.systemBusAddress))", code: 1)
+            }
+            logger.info("following every advertised bridge", metadata: ["found": "\(found.map(\.instanceName).joined(separator: ", "))"])
+            expanded += found.map { BridgeEntry(name: $0.instanceName, bridge: "dnssd:\($0.instanceName)") }
+        }
+        return expanded
     }
 
     /// 5 for a certificate that does not match the pin, 6 for a token refused or missing, else 1.
@@ -236,10 +292,16 @@ struct OASync: AsyncParsableCommand {
         Foundation.exit(0)
     }
 
-    static func summary(_ report: SyncReport) -> String {
+    /// The line `--once` prints for a bridge (named by its desktop when there are several).
+    static func summary(_ report: SyncReport, several: Bool) -> String {
         let how = report.historyCursor ? "history cursor" : "\(report.timelinesFetched) timeline(s) fetched"
-        return "synced with \(report.bridgeURL) (\(how)): \(report.eventsWritten) event(s) written, "
+        let who = several ? "\(report.desktop) at \(report.bridgeURL)" : report.bridgeURL
+        var line = "synced with \(who) (\(how)): \(report.eventsWritten) event(s) written, "
             + "\(report.promptsSent) prompt(s) sent in \(String(format: "%.2f", report.seconds)) s"
+        if report.sessionsGone + report.eventsGone > 0 {
+            line += "; no longer on the desktop, kept and marked: \(report.sessionsGone) session(s), \(report.eventsGone) event(s)"
+        }
+        return line
     }
 
     /// SIGINT and SIGTERM cancel `task`; the engine then finishes its transaction and returns.

@@ -77,17 +77,17 @@ struct LineCompletionTests {
         #expect(complete("follow --from ").candidates == ["start", "now"])
         #expect(complete("follow --from n").replacement == "now")
         #expect(complete("sessions --limit ").candidates.isEmpty)
-        #expect(complete("sessions --limit 5 ").candidates == ["--offset"])
+        #expect(complete("sessions --limit 5 ").candidates == ["--offset", "--desktop"])
         #expect(complete("follow --from now ").candidates.last == "--until-idle-ms")
         #expect(complete("follow --from=now --").candidates == ["--until-idle-ms"])
     }
 
     @Test("text parameters take no ids; prompt offers new; export --all skips the session")
     func positionals() {
-        #expect(complete("search ").candidates == ["--limit", "--session", "--kind", "--since", "--until"])
+        #expect(complete("search ").candidates == ["--limit", "--session", "--kind", "--since", "--until", "--desktop"])
         #expect(complete("search flaky ").candidates.isEmpty, "the query runs to the end of the line")
         #expect(complete("prompt n").candidates == ["new"])
-        #expect(complete("prompt 798C06FE ").candidates.isEmpty)
+        #expect(complete("prompt 798C06FE ").candidates == ["--desktop"], "the only option; the text runs to the end of the line")
         #expect(complete("export --all ").candidates == ["--force", "--timestamp"])
         #expect(complete("export 7").candidates == ["798C06FE", "79A2B3C4"])
         #expect(complete("bogus ").candidates.isEmpty)

@@ -139,6 +139,15 @@ struct ArchiveSyncTests {
         #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
         let shown = try ReplProcess.run(["--db", mirror, "-c", "sessions"])
         #expect(shown.standardOutput.contains("gone"), "\(shown.standardOutput)")
+        let desktop = "127.0.0.1:\(simulator.port)"
+        let show = try ReplProcess.run(["--db", mirror, "-c", "show PRUNED"])
+        #expect(show.standardOutput.hasPrefix("(25 of its events (#0–#24) are no longer on its desktop \(desktop): kept in the mirror.)"),
+                "\(show.standardOutput.prefix(200))")
+        let exported = try ReplProcess.run(["--db", mirror, "-c", "export DELETED"])
+        #expect(exported.standardOutput.contains("- Desktop: \(desktop)\n- No longer on its desktop \(desktop) (noticed "),
+                "\(exported.standardOutput.prefix(300))")
+        let raw = try ReplProcess.run(["--db", mirror, "--mode", "json", "-c", "show PRUNED --raw"])
+        #expect(raw.standardOutput.components(separatedBy: #""gone_from_desktop_at":"20"#).count - 1 == 25, "each gone event says when")
     }
 }
 

@@ -105,7 +105,14 @@ struct OASyncCommandTests {
             let bad = try OASyncProcess.run(["--bridge", url, "--once"])
             #expect(bad.status == 64, "\(url)")
             #expect(bad.standardError.contains("\(url) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT "
-                + "(HOST a name or an IPv4 address), dnssd or dnssd:NAME"), "\(bad.standardError)")
+                + "(HOST a name or an IPv4 address), dnssd, dnssd:NAME or dnssd:*, optionally after NAME="), "\(bad.standardError)")
+        }
+        let twoNames = try OASyncProcess.run(["--bridge", "a=ws://127.0.0.1:1", "--bridge", "a=ws://127.0.0.1:2", "--once"])
+        #expect(twoNames.status == 64 && twoNames.standardError.contains("two bridges have the same desktop name"), "\(twoNames.standardError)")
+        let nameWithSeveral = try OASyncProcess.run(["--bridge", "ws://127.0.0.1:1", "--bridge", "ws://127.0.0.1:2", "--name", "x", "--once"])
+        #expect(nameWithSeveral.status == 64 && nameWithSeveral.standardError.contains("--name names the one bridge"))
+        for name in ["", "two\nlines"] {
+            #expect(try OASyncProcess.run(["--name", name, "--once"]).status == 64)
         }
         let badPin = try OASyncProcess.run(["--tls-pin", "sha256:abcd", "--once"])
         #expect(badPin.status == 64)

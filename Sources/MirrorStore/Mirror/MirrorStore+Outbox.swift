@@ -47,19 +47,20 @@ extension MirrorStore {
     /// Prompts of one session go in the order they were queued: a session's prompt waits while an
     /// earlier one of the same session is sending, failed or unconfirmed. Prompts of a session made
     /// offline wait until it has the bridge's id (`sessionsAwaitingCreation`, `remapSession`).
-    public func claimNextOutboxItem() throws -> OutboxItem? {
+    /// Only prompts of `scope` are claimed.
+    public func claimNextOutboxItem(scope: OutboxScope = .everything) throws -> OutboxItem? {
         try write {
             let next = try database.scalarInt64(
                 """
-                SELECT o.outbox_id FROM outbox o
-                WHERE o.state = 'queued'
-                  AND (SELECT origin FROM sessions s WHERE s.session_id = o.session_id) = 'server'
+                SELECT o.outbox_id FROM outbox o JOIN sessions s ON s.session_id = o.session_id
+                WHERE o.state = 'queued' AND s.origin = 'server' AND \(scope.condition(parameter: 1))
                   AND NOT EXISTS (
                     SELECT 1 FROM outbox earlier
                     WHERE earlier.session_id = o.session_id AND earlier.outbox_id < o.outbox_id
                       AND earlier.state IN ('sending', 'failed', 'unconfirmed'))
                 ORDER BY o.outbox_id LIMIT 1
-                """
+                """,
+                scope.parameters
             )
             guard let next else { return nil }
             return try transition(next, from: [.queued], to: .sending, countAttempt: true)
@@ -67,14 +68,17 @@ extension MirrorStore {
     }
 
     /// Sessions made offline that have prompts queued: each must be created on the bridge
-    /// (`session/new`) and remapped before its prompts can be claimed. Oldest first.
-    public func sessionsAwaitingCreation() throws -> [String] {
+    /// (`session/new`) and remapped before its prompts can be claimed. Oldest first; those of
+    /// `scope` only.
+    public func sessionsAwaitingCreation(scope: OutboxScope = .everything) throws -> [String] {
         try database.query(
             """
             SELECT s.session_id FROM sessions s
-            WHERE s.origin = 'local' AND EXISTS (SELECT 1 FROM outbox o WHERE o.session_id = s.session_id AND o.state = 'queued')
+            WHERE s.origin = 'local' AND \(scope.condition(parameter: 1))
+              AND EXISTS (SELECT 1 FROM outbox o WHERE o.session_id = s.session_id AND o.state = 'queued')
             ORDER BY s.first_seen_at, s.session_id
-            """
+            """,
+            scope.parameters
         ) { $0.string(0) }
     }
 
@@ -82,9 +86,13 @@ extension MirrorStore {
     /// `queued` when the bridge de-duplicates re-sends (`client_message_id`), otherwise
     /// `unconfirmed`, for the user to decide. Returns the items changed.
     @discardableResult
-    public func settleInterruptedSends(canResendSafely: Bool) throws -> [OutboxItem] {
+    public func settleInterruptedSends(canResendSafely: Bool, scope: OutboxScope = .everything) throws -> [OutboxItem] {
         try write {
-            let interrupted = try outboxItems(in: [.sending])
+            let inScope = Set(try database.query(
+                "SELECT o.outbox_id FROM outbox o JOIN sessions s ON s.session_id = o.session_id WHERE o.state = 'sending' AND \(scope.condition(parameter: 1))",
+                scope.parameters
+            ) { $0.int64(0) })
+            let interrupted = try outboxItems(in: [.sending]).filter { inScope.contains($0.id) }
             return try interrupted.map { item in
                 canResendSafely
                     ? try transition(item.id, from: [.sending], to: .queued)

@@ -153,28 +153,33 @@ extension MirrorStore {
         }
     }
 
-    /// Creates a session that exists only here (made offline) with a placeholder id.
-    public func createLocalSession(id: String, title: String? = nil) throws {
+    /// Creates a session that exists only here (made offline) with a placeholder id, for the
+    /// desktop of `history` (nil: the only one there is, whichever it turns out to be).
+    public func createLocalSession(id: String, title: String? = nil, history: HistoryKey? = nil) throws {
         try write {
             let now = clock.now()
             try database.run(
                 """
-                INSERT INTO sessions (session_id, origin, title, last_ts, first_seen_at, last_seen_at)
-                VALUES (?1, 'local', ?2, ?3, ?3, ?3)
+                INSERT INTO sessions (session_id, origin, title, last_ts, first_seen_at, last_seen_at, history_no)
+                VALUES (?1, 'local', ?2, ?3, ?3, ?3, ?4)
                 """,
-                [id, title, now]
+                [id, title, now, history?.rawValue]
             )
         }
     }
 
-    /// Gives a session made offline the id the bridge assigned, everywhere the mirror refers to it
-    /// (events, outbox, watermark). If the bridge's id is already mirrored (its updates arrived
-    /// first), the local session's events are appended to it and the local row removed.
-    public func remapSession(localID: String, to serverID: String) throws {
+    /// Gives a session made offline the id the bridge of `history` assigned, everywhere the mirror
+    /// refers to it (events, outbox, watermark). If the bridge's id is already mirrored (its
+    /// updates arrived first), the local session's events are appended to it and the local row
+    /// removed.
+    public func remapSession(localID: String, to serverID: String, history: HistoryKey? = nil) throws {
         try write {
             guard try session(id: localID) != nil else { throw MirrorStoreError.unknownSession(id: localID) }
             if try session(id: serverID) == nil {
-                try database.run("UPDATE sessions SET session_id = ?, origin = 'server' WHERE session_id = ?", [serverID, localID])
+                try database.run(
+                    "UPDATE sessions SET session_id = ?1, origin = 'server', history_no = coalesce(?3, history_no) WHERE session_id = ?2",
+                    [serverID, localID, history?.rawValue]
+                )
                 try database.run(
                     "UPDATE sync_cursors SET scope = ? WHERE scope = ?",
                     [SyncScope.session(serverID).key, SyncScope.session(localID).key]
@@ -209,11 +214,16 @@ extension MirrorStore {
         }
     }
 
-    /// Mirrored sessions, most recent activity first.
-    public func sessions(limit: Int? = nil, offset: Int = 0) throws -> [SessionSummary] {
+    /// Mirrored sessions, most recent activity first; those of the desktop named `desktop` only,
+    /// when given.
+    public func sessions(limit: Int? = nil, offset: Int = 0, desktop: String? = nil) throws -> [SessionSummary] {
         try database.query(
-            "SELECT \(Self.sessionColumns) FROM sessions ORDER BY last_ts DESC, session_id LIMIT ? OFFSET ?",
-            [limit ?? -1, offset],
+            """
+            SELECT \(Self.sessionColumns) FROM sessions
+            WHERE ?3 IS NULL OR history_no IN (SELECT history_no FROM histories WHERE desktop = ?3)
+            ORDER BY last_ts DESC, session_id LIMIT ?1 OFFSET ?2
+            """,
+            [limit ?? -1, offset, desktop],
             Self.sessionSummary
         )
     }

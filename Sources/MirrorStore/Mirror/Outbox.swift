@@ -32,3 +32,30 @@ public struct OutboxItem: Sendable, Equatable {
     public var updatedAt: Int64
     public var sentAt: Int64?
 }
+
+/// Which queued prompts a sender delivers: a bridge delivers those of its own history's sessions
+/// (a prompt goes to the desktop its session lives on).
+public struct OutboxScope: Sendable, Equatable {
+    /// Prompts of this history's sessions; nil: of every session.
+    public var history: HistoryKey?
+    /// Also prompts of sessions that belong to no history yet (made offline for no desktop in
+    /// particular): for the only bridge there is.
+    public var includingUnassigned: Bool
+
+    public init(history: HistoryKey?, includingUnassigned: Bool) {
+        self.history = history
+        self.includingUnassigned = includingUnassigned
+    }
+
+    /// Every prompt.
+    public static let everything = OutboxScope(history: nil, includingUnassigned: true)
+
+    /// The SQL condition on a session row `s`, with its two parameters at `first` and `first + 1`.
+    func condition(parameter first: Int) -> String {
+        "(?\(first) IS NULL OR s.history_no = ?\(first) OR (?\(first + 1) AND s.history_no IS NULL))"
+    }
+
+    var parameters: [DatabaseValue] {
+        [history.map { .integer($0.rawValue) } ?? .null, .integer(includingUnassigned ? 1 : 0)]
+    }
+}

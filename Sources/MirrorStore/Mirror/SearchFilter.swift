@@ -8,12 +8,15 @@ public struct SearchFilter: Sendable, Equatable {
     public var since: Int64?
     /// Only events at or before this time (ms since the epoch); events of unknown time are left out.
     public var until: Int64?
+    /// Only events of the sessions that came from the desktop of this name.
+    public var desktop: String?
 
-    public init(sessionID: String? = nil, kind: String? = nil, since: Int64? = nil, until: Int64? = nil) {
+    public init(sessionID: String? = nil, kind: String? = nil, since: Int64? = nil, until: Int64? = nil, desktop: String? = nil) {
         self.sessionID = sessionID
         self.kind = kind
         self.since = since
         self.until = until
+        self.desktop = desktop
     }
 
     /// No condition: every event.

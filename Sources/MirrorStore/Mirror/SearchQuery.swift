@@ -62,6 +62,14 @@ extension MirrorStore {
             }
             filterPhrases += " AND {session} : \"s\(sessionNo)\""
         }
+        if let desktop = filter.desktop {
+            let sessionNos = try database.query(
+                "SELECT s.session_no FROM sessions s JOIN histories h USING (history_no) WHERE h.desktop = ? ORDER BY s.session_no",
+                [desktop]
+            ) { $0.int64(0) }
+            guard !sessionNos.isEmpty else { return nil }
+            filterPhrases += " AND {session} : (" + sessionNos.map { "\"s\($0)\"" }.joined(separator: " OR ") + ")"
+        }
         if let kind = filter.kind {
             filterPhrases += " AND {kind} : \"" + Self.kindToken(kind) + "\""
         }

@@ -15,6 +15,12 @@ public enum SyncStatusKey {
     /// Sessions and events in the mirror after the last catch-up.
     public static let sessions = "sessions"
     public static let events = "events"
+
+    /// One desktop's own `key` (`desktop:NAME:key`): with several bridges, each has its connection
+    /// state, bridge URL, last success and last error.
+    public static func desktop(_ name: String, _ key: String) -> String {
+        "desktop:\(name):\(key)"
+    }
 }
 
 extension MirrorStore {

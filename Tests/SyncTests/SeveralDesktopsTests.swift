@@ -1,0 +1,94 @@
+import Bridge
+import Foundation
+import MirrorStore
+import TestSupport
+import Testing
+
+/// One oa-sync following several bridges at once, into one mirror, with one writer: each with its
+/// own history and cursor, prompts going to the desktop their session lives on.
+@Suite("Several desktops, one mirror", .timeLimit(.minutes(5)))
+struct SeveralDesktopsTests {
+    @Test("two desktops followed at once through dropped connections: every event of each exactly once")
+    func followedAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let work = try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (5, 1500))
+        let home = try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (4, 800),
+                                        extraArguments: ["--seed", "11"])
+        let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror, extraArguments: ["--bridge", "home=\(home.url)"])
+        var live: Set<String> = []
+        while live.count < 2 {
+            let line = try await sync.waitForLog { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == "live" }
+            live.insert(line["desktop"]?.stringValue ?? "")
+        }
+        #expect(live == ["work", "home"])
+        // Both desktops write at once; each drops its connections half-way.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (name, url) in [("work", work.url), ("home", home.url)] {
+                group.addTask {
+                    try await SimulatorControl.withConnection(to: url) { control in
+                        for round in 0..<10 {
+                            try await control.append("\(name)-live", (0..<20).map { SimulatorControl.chunk("\(name) \(round).\($0) ") })
+                            if round == 4 { _ = try await control.call("drop_connections") }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let expected = try simulatorHistory(directory.path("work.sqlite")).count + simulatorHistory(directory.path("home.sqlite")).count
+        let converged = try await eventually(timeout: .seconds(60)) {
+            try MirrorStore(path: mirror, mode: .readOnly).counts().events == expected
+        }
+        #expect(converged, "\(expected) events")
+        #expect(sync.terminate() == 0)
+        try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
+        try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
+
+        let status = try ReplProcess.run(["--db", mirror, "--jsonl"],
+                                         input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#.utf8))
+        let desktops = try JSONParser.parse(Array(status.standardOutput.utf8))["result"]?["desktops"]?.arrayValue ?? []
+        #expect(Set(desktops.compactMap { $0["desktop"]?.stringValue }) == ["work", "home"])
+        #expect(desktops.allSatisfy { $0["last_sync"]?.stringValue != nil }, "\(status.standardOutput)")
+        let homeOnly = try ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(
+            #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"desktop":"home","limit":100}}"#.utf8))
+        let homeSessions = try JSONParser.parse(Array(homeOnly.standardOutput.utf8))["result"]?.arrayValue ?? []
+        #expect(homeSessions.count == 5 && homeSessions.allSatisfy { $0["desktop"]?.stringValue == "home" })
+    }
+
+    @Test("a stock and a cursor desktop at once; each prompt goes to the desktop its session lives on")
+    func promptsGoWhereTheirSessionLives() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let stock = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let cursor = try SimulatorProcess(flavor: "cursor", database: directory.path("cursor.sqlite"), seed: (3, 300))
+        let once = try OASyncProcess.run(["--bridge", "mac=\(stock.url)", "--bridge", "linux=\(cursor.url)", "--db", mirror, "--once"])
+        #expect(once.status == 0, "\(once.standardError)")
+        #expect(once.standardOutput.contains("synced with mac at \(stock.url)"), "\(once.standardOutput)")
+        #expect(once.standardOutput.contains("synced with linux at \(cursor.url)"), "\(once.standardOutput)")
+
+        let store = try MirrorStore(path: mirror)
+        let macSession = try #require(try store.sessions(limit: 1, desktop: "mac").first)
+        let linuxSession = try #require(try store.sessions(limit: 1, desktop: "linux").first)
+        try queuePrompt(store, session: macSession.sessionID, text: "for the mac")
+        try queuePrompt(store, session: linuxSession.sessionID, text: "for linux")
+        let refused = try ReplProcess.run(["--db", mirror, "-c", "prompt new hello"])
+        #expect(refused.status != 0 && refused.standardError.contains("several desktops"), "\(refused.standardError)")
+        let queued = try ReplProcess.run(["--db", mirror, "-c", "prompt new --desktop linux a new session on linux"])
+        #expect(queued.status == 0, "\(queued.standardError)")
+
+        let second = try OASyncProcess.run(["--bridge", "mac=\(stock.url)", "--bridge", "linux=\(cursor.url)", "--db", mirror, "--once"])
+        #expect(second.status == 0, "\(second.standardError)")
+        let macPrompts = try await prompts(at: stock.url)
+        let linuxPrompts = try await prompts(at: cursor.url)
+        #expect(macPrompts == ["for the mac"])
+        #expect(linuxPrompts.sorted() == ["a new session on linux", "for linux"])
+        #expect(try store.outboxItems().allSatisfy { $0.state == .sent })
+    }
+
+    private func prompts(at url: String) async throws -> [String] {
+        try await SimulatorControl.withConnection(to: url) { control in
+            (try await control.call("prompts")["prompts"]?.arrayValue ?? []).compactMap { $0["text"]?.stringValue }
+        }
+    }
+}
