@@ -44,7 +44,7 @@ package enum CommonMark {
     /// `markdown` parsed as one document; with `blocksOnly`, without the inlines (text, links,
     /// emphasis) inside the blocks.
     package static func parse(_ markdown: String, blocksOnly: Bool = false) -> Node {
-        withDocument(markdown) { root in node(root, blocksOnly: blocksOnly) }
+        withDocument(markdown) { root, _ in node(root, blocksOnly: blocksOnly) }
     }
 
     /// `markdown` as HTML, safely: raw HTML is left out (a comment stands in its place), links and
@@ -53,10 +53,9 @@ package enum CommonMark {
     /// `<script>`. The agent's headings are moved `headingShift` levels down (at most to 6); a
     /// code block's language is the `lang` of its `pre`.
     package static func html(_ markdown: String, headingShift: Int) -> String {
-        withDocument(markdown) { root in
+        withDocument(markdown) { root, parser in
             if headingShift > 0 { shiftHeadings(below: root, by: headingShift) }
-            let options = CMARK_OPT_GITHUB_PRE_LANG
-            guard let rendered = cmark_render_html(root, options, cmark_parser_get_syntax_extensions(parserForRendering)) else { return "" }
+            guard let rendered = cmark_render_html(root, CMARK_OPT_GITHUB_PRE_LANG, cmark_parser_get_syntax_extensions(parser)) else { return "" }
             defer { free(rendered) }
             return String(cString: rendered)
         }
@@ -69,14 +68,9 @@ package enum CommonMark {
         return true
     }()
 
-    /// A parser kept only for its list of extensions, which the HTML renderer needs (it reads them,
-    /// never changes them).
-    private nonisolated(unsafe) static let parserForRendering: OpaquePointer? = {
-        _ = registered
-        return ccmark_gfm_parser(CMARK_OPT_DEFAULT)
-    }()
-
-    private static func withDocument<Result>(_ markdown: String, _ body: (OpaquePointer) -> Result) -> Result {
+    /// Parses `markdown` and gives `body` the document and its parser (whose extensions the HTML
+    /// renderer needs); both are freed afterwards.
+    private static func withDocument<Result>(_ markdown: String, _ body: (OpaquePointer, OpaquePointer) -> Result) -> Result {
         _ = registered
         guard let parser = ccmark_gfm_parser(CMARK_OPT_DEFAULT) else { preconditionFailure("cmark-gfm could not make a parser (out of memory)") }
         defer { cmark_parser_free(parser) }
@@ -86,7 +80,7 @@ package enum CommonMark {
         }
         guard let root = cmark_parser_finish(parser) else { preconditionFailure("cmark-gfm returned no document (out of memory)") }
         defer { cmark_node_free(root) }
-        return body(root)
+        return body(root, parser)
     }
 
     private static func node(_ pointer: OpaquePointer, blocksOnly: Bool) -> Node {
