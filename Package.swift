@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.4.0"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
     ],
     targets: [
         // Layer 1: the system's libsqlite3 (Debian: libsqlite3-dev).
@@ -45,6 +46,15 @@ let package = Package(
             name: "CAvahi",
             path: "Sources/CAvahi",
             providers: [.apt(["libavahi-client-dev"])]
+        ),
+
+        // GitHub's CommonMark library with its extensions (Debian: libcmark-gfm-dev,
+        // libcmark-gfm-extensions-dev): the exports read the agent's Markdown with it, and render it as HTML.
+        .systemLibrary(
+            name: "CCmarkGFM",
+            path: "Sources/CCmarkGFM",
+            pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
 
         // Layer 2: the SQLite layer and the mirror's tables and queries.
@@ -89,7 +99,11 @@ let package = Package(
                 "MirrorStore",
                 "Bridge",
                 "SyncEngine",
+                "CCmarkGFM",
                 .product(name: "Logging", package: "swift-log"),
+                // The HTML export: its templates, and the hash of the index's script for its CSP.
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
@@ -244,7 +258,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["Commands", "MirrorStore", "TestSupport", "ToolSupport"],
+            dependencies: ["Commands", "MirrorStore", "TestSupport", "ToolSupport", "CCmarkGFM"],
             exclude: ["Golden"]
         ),
         .testTarget(

@@ -2,9 +2,10 @@ import Bridge
 import Foundation
 import MirrorStore
 
-/// `export --all DIR`: every session of the mirror as Markdown, one file each in a directory,
-/// named by `ExportFileNames`; a file is rewritten only when its content changed, so that git or
-/// rsync see real changes only.
+/// `export --all DIR`: every session of the mirror as Markdown (or HTML pages, or JSON lines), one
+/// file each in a directory, named by `ExportFileNames` (HTML: a file per page, and `index.html`
+/// listing the sessions); a file is rewritten only when its content changed, so that git or rsync
+/// see real changes only.
 ///
 /// The sessions are read in one read transaction, so that the files are one consistent snapshot of
 /// the mirror, and one timeline at a time, so that memory stays bounded by the largest session. A
@@ -18,7 +19,7 @@ enum ExportAll {
         var sessions = 0
         /// The files written (new or changed), in the order of the session ids.
         var written: [String] = []
-        /// How many files already held their session's document.
+        /// How many files already held their content.
         var unchanged = 0
         var failed: [Failure] = []
 
@@ -48,7 +49,7 @@ enum ExportAll {
     /// - Throws: `CommandError.io` when the directory cannot be made or is not one, the mirror's
     ///   errors when it cannot be read (nothing more is written then), and
     ///   `CommandError.filesFailed` when some files could not be written.
-    static func run(into requestedDirectory: String, context: CommandContext) throws(CommandError) -> Report {
+    static func run(into requestedDirectory: String, format: ExportFormat = .markdown, context: CommandContext) throws(CommandError) -> Report {
         let store = try context.store()
         let directory = try prepareDirectory(requestedDirectory)
         var report = Report(directory: directory.path)
@@ -57,23 +58,47 @@ enum ExportAll {
         try storeCall {
             try store.read {
                 let sessions = try store.sessions()
+                let desktop = try store.status()[SyncStatusKey.bridgeURL]?.value
                 let byID = Dictionary(sessions.map { ($0.sessionID, $0) }, uniquingKeysWith: { first, _ in first })
                 report.sessions = byID.count
-                for (done, named) in ExportFileNames.assign(Array(byID.keys)).enumerated() {
+                var rows: [SessionIndexView.Row] = []
+                for (done, named) in ExportFileNames.assign(Array(byID.keys), fileExtension: format.fileExtension).enumerated() {
                     progress.step(done: done, total: report.sessions)
                     guard let session = byID[named.sessionID] else { continue }
-                    let document = MarkdownExport.document(session: session, events: try store.timeline(sessionID: session.sessionID))
-                    let path = directory.appending(path: named.fileName).path
-                    do throws(CommandError) {
-                        if try update(path, with: Data(document.utf8)) { report.written.append(path) } else { report.unchanged += 1 }
-                    } catch {
-                        report.failed.append(Report.Failure(sessionID: session.sessionID, path: path, error: error))
+                    let events = try store.timeline(sessionID: session.sessionID)
+                    let files: [(name: String, content: Data)]
+                    switch format {
+                    case .markdown:
+                        files = [(named.fileName, Data(MarkdownExport.document(session: session, events: events).utf8))]
+                    case .json:
+                        files = [(named.fileName, ExportFormat.jsonLines(events))]
+                    case .html:
+                        let rendered = HTMLExport.render(session: session, events: events, baseName: String(named.fileName.dropLast(5)),
+                                                         desktop: session.desktop ?? desktop,
+                                                         notice: ArchiveNote.line(session: session, events: events),
+                                                         pageBytes: HTMLExport.defaultPageBytes)
+                        rows.append(rendered.row)
+                        files = rendered.pages.map { ($0.fileName, Data($0.html.utf8)) }
                     }
+                    for file in files { write(file.content, to: directory.appending(path: file.name).path, sessionID: session.sessionID, into: &report) }
+                }
+                if format == .html {
+                    write(Data(HTMLExport.index(rows: rows, desktop: desktop).utf8), to: directory.appending(path: "index.html").path,
+                          sessionID: "index", into: &report)
                 }
             }
         }
         if !report.failed.isEmpty { throw .filesFailed(report.text, result: report.json) }
         return report
+    }
+
+    /// Writes `content` to `path` when it changed, noting what was done in `report`.
+    private static func write(_ content: Data, to path: String, sessionID: String, into report: inout Report) {
+        do throws(CommandError) {
+            if try update(path, with: content) { report.written.append(path) } else { report.unchanged += 1 }
+        } catch {
+            report.failed.append(Report.Failure(sessionID: sessionID, path: path, error: error))
+        }
     }
 
     /// The directory, made if missing (with its parents), as an absolute path.

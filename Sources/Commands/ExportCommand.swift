@@ -1,9 +1,12 @@
 import Bridge
 import Foundation
+import MirrorStore
 
-/// `export`: a session as Markdown, to standard output or a file; with `--all`, every session into
-/// a directory, a file each (`ExportAll`), named `openagents-<first 8 of the id>.md` or longer where
-/// ids collide (`ExportFileNames` has the rule), rewriting only the files that changed.
+/// `export`: a session as Markdown, HTML (`--html`, `--format html`: self-contained pages) or its
+/// stored events as JSON lines (`--format json`), to standard output or a file; with `--all`,
+/// every session into a directory, a file each (`ExportAll`; HTML adds `index.html`), named
+/// `openagents-<first 8 of the id>.<md|html|jsonl>` or longer where ids collide (`ExportFileNames`
+/// has the rule), rewriting only the files that changed.
 ///
 /// `--all` refuses `--timestamp` (every file would change on every run) and does not need
 /// `--force`. When a file cannot be written, the others still are, and the command fails
@@ -11,49 +14,99 @@ import Foundation
 enum ExportCommand {
     static let export = CommandDefinition(
         words: ["export"], method: "export.markdown",
-        summary: "A session as Markdown: to standard output, or to PATH (a directory gets openagents-<first 8 of the id>.md); "
-            + "with --all, every session into the directory PATH.",
+        summary: "A session as Markdown (or HTML, or its stored events as JSON lines): to standard output, or to PATH "
+            + "(a directory gets openagents-<first 8 of the id>.md, .html or .jsonl); with --all, every session into the directory PATH.",
         parameters: [CommandParameter("session_id", .string, positional: true, required: true, replacedBy: "all",
                                       "the session: its id or any unique prefix (not with --all)"),
                      CommandParameter("path", .string, positional: true,
                                       "the file (or directory) to write; with --all, the directory (required; made if missing)"),
                      CommandParameter("force", .boolean, "overwrite an existing file (--all replaces changed files without it)"),
-                     CommandParameter("timestamp", .boolean, "note the export time in the header (not with --all: every file would change every run)"),
+                     CommandParameter("timestamp", .boolean,
+                                      "note the export time in the Markdown header (not with --all: every file would change every run)"),
                      CommandParameter("all", .boolean,
                                       "every session, to PATH/openagents-<first 8 of the id>.md; of ids with the same first 8 (ignoring case), "
                                         + "the first by id keeps them, the others take the first 12, 16, … characters that no other id starts "
                                         + "with, or the full id; only files whose content changed are rewritten; fails (exit 1) if a file "
-                                        + "could not be written, after writing every other")],
-        example: "export 5f0c ~/notes/"
+                                        + "could not be written, after writing every other"),
+                     CommandParameter("format", .string, value: "md|html|json",
+                                      "md: Markdown (the default); html: self-contained HTML pages that fetch nothing (--all adds index.html); "
+                                        + "json: the session's stored events, one update per line, byte for byte"),
+                     CommandParameter("html", .boolean, "the same as --format html: a session longer than a page is split into "
+                                        + "NAME.html, NAME-p2.html, … beside each other (give PATH)")],
+        example: "export 5f0c ~/notes/ --html"
     ) { arguments, context in
-        if try arguments.bool("all") { return try exportAll(arguments, context) }
+        let format = try ExportFormat.from(arguments)
+        if try arguments.bool("timestamp"), format != .markdown {
+            throw CommandError.badArguments("--timestamp (timestamp) notes the time in the Markdown header: it cannot be used with --format \(format.rawValue)")
+        }
+        if try arguments.bool("all") { return try exportAll(arguments, format: format, context) }
         let session = try context.resolveSession(try arguments.requiredString("session_id"))
-        let events = try storeCall { try context.store().timeline(sessionID: session.sessionID) }
-        let document = MarkdownExport.document(session: session, events: events,
-                                               exportedAt: try arguments.bool("timestamp") ? context.clock.now() : nil)
-        guard let requested = try arguments.string("path") else {
-            return CommandResult(json: ["session_id": .string(session.sessionID), "markdown": .string(document)], text: document)
+        let (events, desktop) = try storeCall {
+            let store = try context.store()
+            return try store.read { (try store.timeline(sessionID: session.sessionID), try store.status()[SyncStatusKey.bridgeURL]?.value) }
         }
-        let path = try destination(for: requested, sessionID: session.sessionID)
-        if FileManager.default.fileExists(atPath: path), try !arguments.bool("force") { throw CommandError.fileExists(path) }
-        do {
-            try Data(document.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CommandError.io("cannot write \(path): \(error.localizedDescription)")
+        let requested = try arguments.string("path")
+        let files: [(path: String, content: Data)]
+        switch format {
+        case .markdown:
+            let document = MarkdownExport.document(session: session, events: events,
+                                                   exportedAt: try arguments.bool("timestamp") ? context.clock.now() : nil)
+            guard let requested else {
+                return CommandResult(json: ["session_id": .string(session.sessionID), "markdown": .string(document)], text: document)
+            }
+            files = [(try destination(for: requested, sessionID: session.sessionID, format: format), Data(document.utf8))]
+        case .json:
+            let lines = ExportFormat.jsonLines(events)
+            guard let requested else {
+                let text = String(decoding: lines, as: UTF8.self)
+                return CommandResult(json: ["session_id": .string(session.sessionID), "jsonl": .string(text)], text: String(text.dropLast()))
+            }
+            files = [(try destination(for: requested, sessionID: session.sessionID, format: format), lines)]
+        case .html:
+            let path = try requested.map { requested throws(CommandError) in
+                try destination(for: requested, sessionID: session.sessionID, format: format)
+            }
+            let url = URL(fileURLWithPath: path ?? "openagents-\(session.sessionID.prefix(8)).html")
+            let base = url.pathExtension == "html" ? url.deletingPathExtension().lastPathComponent : url.lastPathComponent
+            let pages = HTMLExport.pages(session: session, events: events, baseName: base, desktop: session.desktop ?? desktop,
+                                         notice: ArchiveNote.line(session: session, events: events))
+            guard let path else {
+                guard pages.count == 1, let page = pages.first else {
+                    throw CommandError.badArguments("this session takes \(pages.count) HTML pages, linked to each other: give the directory (or first file) to write them to")
+                }
+                return CommandResult(json: ["session_id": .string(session.sessionID), "html": .string(page.html)], text: page.html)
+            }
+            files = pages.enumerated().map { index, page in
+                (index == 0 ? path : url.deletingLastPathComponent().appending(path: page.fileName).path, Data(page.html.utf8))
+            }
         }
-        return CommandResult(json: ["session_id": .string(session.sessionID), "path": .string(path), "bytes": .number(document.utf8.count)],
-                             text: "wrote \(path)")
+        if try !arguments.bool("force"), let existing = files.first(where: { FileManager.default.fileExists(atPath: $0.path) }) {
+            throw CommandError.fileExists(existing.path)
+        }
+        for file in files {
+            do {
+                try file.content.write(to: URL(fileURLWithPath: file.path), options: .atomic)
+            } catch {
+                throw CommandError.io("cannot write \(file.path): \(error.localizedDescription)")
+            }
+        }
+        let path = files.first?.path ?? ""
+        var members = [JSONMember("session_id", .string(session.sessionID)), JSONMember("path", .string(path)),
+                       JSONMember("bytes", .number(files.reduce(0) { $0 + $1.content.count }))]
+        if format == .html { members.append(JSONMember("files", .array(files.map { .string($0.path) }))) }
+        let more = files.count > 1 ? " and \(files.count - 1) more page\(files.count == 2 ? "" : "s") beside it" : ""
+        return CommandResult(json: .object(members), text: "wrote \(path)" + more)
     }
 
     /// `export --all PATH`: PATH is the directory; `--timestamp` is refused.
-    private static func exportAll(_ arguments: CommandArguments, _ context: CommandContext) throws(CommandError) -> CommandResult {
+    private static func exportAll(_ arguments: CommandArguments, format: ExportFormat, _ context: CommandContext) throws(CommandError) -> CommandResult {
         guard let directory = try arguments.string("path"), !directory.isEmpty else {
             throw .badArguments("export --all needs the directory to write into: export --all DIR (param path)")
         }
         if try arguments.bool("timestamp") {
             throw .badArguments("--timestamp (timestamp) cannot be used with --all (all): every file would change on every run")
         }
-        let report = try ExportAll.run(into: directory, context: context)
+        let report = try ExportAll.run(into: directory, format: format, context: context)
         return CommandResult(json: report.json, text: report.text)
     }
 
@@ -62,11 +115,11 @@ enum ExportCommand {
     ///
     /// - Throws: `CommandError.io` when the file exists and is not a regular one (a device, a
     ///   pipe): the atomic write would replace it with a regular file.
-    static func destination(for requested: String, sessionID: String) throws(CommandError) -> String {
+    static func destination(for requested: String, sessionID: String, format: ExportFormat) throws(CommandError) -> String {
         var url = followingLinks(URL(fileURLWithPath: expandingHome(requested)))
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            url = url.appending(path: "openagents-\(sessionID.prefix(8)).md")
+            url = url.appending(path: "openagents-\(sessionID.prefix(8)).\(format.fileExtension)")
         }
         return try regularFileTarget(url.path, hint: "leave out the path to write to standard output")
     }

@@ -1,5 +1,5 @@
-/// The file names `export --all` gives sessions: `openagents-<first 8 of the id>.md`, longer where
-/// ids share their first 8 characters.
+/// The file names `export --all` gives sessions: `openagents-<first 8 of the id>.md` (`.html`,
+/// `.jsonl` for the other formats), longer where ids share their first 8 characters.
 ///
 /// The rule, with case ignored throughout (a file system may ignore it):
 /// 1. The sessions are taken in the order of their full ids (byte order, as SQLite sorts them).
@@ -15,8 +15,8 @@
 /// 8 characters takes their name, and the other moves to a longer one. A `/` or a NUL in an id
 /// becomes `_`.
 enum ExportFileNames {
-    /// Each id with its file name, in the order of the ids.
-    static func assign(_ sessionIDs: [String]) -> [(sessionID: String, fileName: String)] {
+    /// Each id with its file name (ending `.<fileExtension>`), in the order of the ids.
+    static func assign(_ sessionIDs: [String], fileExtension: String = "md") -> [(sessionID: String, fileName: String)] {
         let ids = sessionIDs.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let safe = ids.map { id in String(id.map { $0 == "/" || $0 == "\0" ? "_" : $0 }) }
         let shared = sharedPrefixLengths(safe)
@@ -32,7 +32,7 @@ enum ExportFileNames {
                 stem = (2...).lazy.map { "\(id)-\($0)" }.first { !taken.contains($0.lowercased()) } ?? id
             }
             taken.insert(stem.lowercased())
-            return (ids[index], "openagents-\(stem).md")
+            return (ids[index], "openagents-\(stem).\(fileExtension)")
         }
     }
 

@@ -5,8 +5,10 @@ import MirrorStore
 ///
 /// A title and a short header; consecutive chunks merged into one block; thinking, plans (with
 /// status) and tool calls (arguments and outcome in fenced blocks); unknown events listed, not
-/// dropped; message text that would break the document (headings, fences) escaped. The same
-/// mirror always gives the same bytes; the export time appears only when asked for.
+/// dropped; message text kept as the Markdown it is, contained below its message's heading
+/// (`MessageMarkdown`: its headings nested, a fence left open closed). The same mirror always
+/// gives the same bytes; the export time appears only when asked for. `export`, `export --all`
+/// and MCP's `read_session` render with it.
 public enum MarkdownExport {
     public static func document(session: SessionSummary, events: [TimelineEvent], exportedAt: Int64? = nil) -> String {
         let conversation = Conversation(events: events)
@@ -41,11 +43,11 @@ public enum MarkdownExport {
     package static func render(_ entry: Conversation.Entry) -> [String] {
         switch entry {
         case .message(.user, let text, let local, _):
-            return ["## User" + (local ? " (sent from this mirror)" : ""), ""] + escapeBlock(text)
+            return ["## User" + (local ? " (sent from this mirror)" : ""), ""] + messageLines(text)
         case .message(.assistant, let text, _, _):
-            return ["## Assistant", ""] + escapeBlock(text)
+            return ["## Assistant", ""] + messageLines(text)
         case .message(.thinking, let text, _, _):
-            return ["> _Thinking:_"] + escapeBlock(text).map { $0.isEmpty ? ">" : "> " + $0 }
+            return ["> _Thinking:_", ">"] + messageLines(text).map { $0.isEmpty ? ">" : "> " + $0 }
         case .plan(let entries, _):
             return ["**Plan**", ""] + entries.map { entry in
                 let box = entry.status == "completed" ? "[x]" : "[ ]"
@@ -67,16 +69,12 @@ public enum MarkdownExport {
         }
     }
 
-    /// Message text as Markdown lines, with what would break the document escaped: headings
-    /// (`#` at a line's start), fences, and block quotes that are not the agent's.
-    static func escapeBlock(_ text: String) -> [String] {
-        lines(of: text).map { line in
-            let trimmed = line.drop { $0 == " " }
-            if trimmed.hasPrefix("#") || trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") || trimmed.hasPrefix(">") {
-                return String(line.prefix(line.count - trimmed.count)) + "\\" + trimmed
-            }
-            return String(line)
-        }
+    /// The levels a message's own headings move down: below the message's `##`.
+    static let messageHeadingShift = 2
+
+    /// Message text as Markdown lines, contained below its heading.
+    static func messageLines(_ text: String) -> [String] {
+        MessageMarkdown.contained(text, headingShift: messageHeadingShift)
     }
 
     /// One-line text (titles, modes) with line breaks folded.
@@ -96,8 +94,8 @@ public enum MarkdownExport {
         return [fence + language] + lines(of: text).map(String.init) + [fence]
     }
 
-    /// The lines of `text`, split at each line feed on its UTF-8 bytes (splitting by `Character`
-    /// took a quarter of a long session's export).
+    /// The lines of `text`, split at each line feed on its UTF-8 bytes: a carriage return stays
+    /// in the code, as it came.
     private static func lines(of text: String) -> [Substring] {
         text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
     }

@@ -17,7 +17,7 @@ struct OARepl: AsyncParsableCommand {
 
             The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge (for sync): --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099.
 
-            export SESSION writes one session as Markdown; export --all DIR writes every session into DIR, a file each (openagents-<first 8 of the id>.md, longer when ids share those 8), and rewrites only the files whose content changed (help export explains the names).
+            export SESSION writes one session as Markdown; export --all DIR writes every session into DIR, a file each (openagents-<first 8 of the id>.md, longer when ids share those 8), and rewrites only the files whose content changed (help export explains the names). With --html both write self-contained HTML that fetches nothing (--all adds index.html); with --format json, the stored events as JSON lines.
 
             Exit codes: 0 done (also after SIGINT or SIGTERM ends a follow or --jsonl); 1 a command failed (for export --all: a file could not be written, after it wrote every other); 64 bad usage.
 

@@ -153,7 +153,7 @@ struct ExportAllTests {
             #expect(outcome.standardError.contains(message), "\(command): \(outcome.standardError)")
         }
         let help = try ReplProcess.run(["--db", mirror, "-c", "help export"])
-        #expect(help.standardOutput.hasPrefix("export SESSION_ID|--all [PATH] [--force] [--timestamp]\n"))
+        #expect(help.standardOutput.hasPrefix("export SESSION_ID|--all [PATH] [--force] [--timestamp] [--format md|html|json] [--html]\n"))
         #expect(help.standardOutput.contains("--all: every session, to PATH/openagents-<first 8 of the id>.md"))
         let usage = try ReplProcess.run(["--help"])
         #expect(usage.standardOutput.contains("export --all DIR"))

@@ -88,7 +88,7 @@ struct LineCompletionTests {
         #expect(complete("search flaky ").candidates.isEmpty, "the query runs to the end of the line")
         #expect(complete("prompt n").candidates == ["new"])
         #expect(complete("prompt 798C06FE ").candidates == ["--desktop"], "the only option; the text runs to the end of the line")
-        #expect(complete("export --all ").candidates == ["--force", "--timestamp"])
+        #expect(complete("export --all ").candidates == ["--force", "--timestamp", "--format", "--html"])
         #expect(complete("export 7").candidates == ["798C06FE", "79A2B3C4"])
         #expect(complete("bogus ").candidates.isEmpty)
     }

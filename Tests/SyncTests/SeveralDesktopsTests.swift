@@ -56,6 +56,49 @@ struct SeveralDesktopsTests {
         #expect(homeSessions.count == 5 && homeSessions.allSatisfy { $0["desktop"]?.stringValue == "home" })
     }
 
+    @Test("two bridges in one oa-sync, connections dropped every few frames and oa-sync killed at random points: nothing lost, nothing twice")
+    func killsAndDropsWithTwoBridges() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let work = try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (20, 12_000))
+        let home = try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (10, 6_000),
+                                        extraArguments: ["--seed", "11"])
+        for url in [work.url, home.url] {
+            try await SimulatorControl.withConnection(to: url) { control in
+                _ = try await control.call("close_after_frames", ["frames": 7])
+            }
+        }
+        let bridges = ["--bridge", "work=\(work.url)", "--bridge", "home=\(home.url)"]
+        var seen = 0
+        for _ in 0..<4 {
+            let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror,
+                                         extraArguments: ["--bridge", "home=\(home.url)", "--changes-page-size", "300"])
+            let target = seen + Int.random(in: 1...3000)
+            _ = try await eventually(timeout: .seconds(60)) {
+                ((try? MirrorStore(path: mirror, mode: .readOnly).counts().events) ?? 0) >= min(target, 18_000)
+            }
+            sync.kill()
+            seen = try MirrorStore(path: mirror, mode: .readOnly).counts().events
+            for (name, url) in [("work", work.url), ("home", home.url)] {
+                try await SimulatorControl.withConnection(to: url) { control in
+                    try await control.append("\(name)-between-kills", [SimulatorControl.chunk("\(name) after \(seen)")])
+                }
+            }
+        }
+        for url in [work.url, home.url] {
+            try await SimulatorControl.withConnection(to: url) { control in
+                _ = try await control.call("close_after_frames", ["frames": .null])
+            }
+        }
+        let last = try OASyncProcess.run(bridges + ["--db", mirror, "--once"])
+        #expect(last.status == 0, "\(last.standardError)")
+        try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
+        try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let expected = try simulatorHistory(directory.path("work.sqlite")).count + simulatorHistory(directory.path("home.sqlite")).count
+        #expect(try store.counts().events == expected, "each event once")
+    }
+
     @Test("a stock and a cursor desktop at once; each prompt goes to the desktop its session lives on")
     func promptsGoWhereTheirSessionLives() async throws {
         let directory = try TemporaryDirectory()

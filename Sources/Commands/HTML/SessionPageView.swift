@@ -1,0 +1,105 @@
+/// What a page of a session's HTML export shows, as the session template reads it (Mustache
+/// reads these values by their property names).
+struct SessionPageView {
+    var policy = HTMLTemplates.pagePolicy
+    var title: String
+    var sessionID: String
+    /// The desktop the mirror syncs from (its bridge's address), or "unknown desktop".
+    var desktop: String
+    var mode: String?
+    var firstActivity: String?
+    var lastActivity: String?
+    var eventCount: Int64
+    /// A note on the session shown under its facts (what is no longer on the desktop, say).
+    var notice: String?
+    var pageNumber: Int
+    var pageCount: Int
+    /// More than one page: the links between them are shown.
+    var hasPages: Bool
+    var previous: PageLink?
+    var next: PageLink?
+    var pages: [PageLink]
+    var entries: [EntryView]
+
+    /// A link to one of the session's pages.
+    struct PageLink {
+        var number: Int
+        var href: String
+        var current: Bool
+    }
+
+    /// One conversation entry: a `section` with the id `e-<its first event's ordinal>`.
+    struct EntryView {
+        var anchor: String
+        /// Its CSS class: `user`, `assistant`, `thinking`, `plan`, `tool`, `mode`, `commands`, `other`.
+        var kind: String
+        var label: String
+        var time: String?
+        /// cmark-gfm's safe rendering of a message's Markdown.
+        var html = ""
+        var isMessage = false
+        var isThinking = false
+        var plan: PlanView?
+        var tool: ToolView?
+        var note: String?
+        /// An update this version does not show, as it came.
+        var raw: String?
+    }
+
+    struct PlanView {
+        var items: [PlanItem]
+    }
+
+    struct PlanItem {
+        var content: String
+        var status: String
+        var done: Bool
+        var details: String?
+    }
+
+    struct ToolView {
+        var name: String
+        var callID: String
+        var status: String?
+        var blocks: [TextBlock]
+    }
+
+    /// Arguments, an error or an output: folded (with its size shown) when long.
+    struct TextBlock {
+        var label: String
+        var language: String
+        var text: String
+        var folded: Bool
+        var size: String
+    }
+}
+
+/// The index of `export --all --html`, as the index template reads it.
+struct SessionIndexView {
+    var policy = HTMLTemplates.indexPolicy
+    var script = HTMLTemplates.filterScript
+    var desktop: String
+    var sessionCount: Int
+    /// `session` or `sessions`.
+    var sessionNoun: String
+    var rows: [Row]
+
+    /// One session: newest first.
+    struct Row {
+        var title: String
+        /// The title, lowercased, for the filter.
+        var filterText: String
+        var href: String
+        var sessionID: String
+        var desktop: String
+        var firstActivity: String
+        var lastActivity: String
+        var messageCount: Int
+        var eventCount: Int64
+        var pageCount: Int
+        /// What the session page's notice says, when it has one.
+        var notice: String?
+        /// For the order: the last activity, in milliseconds.
+        var lastTS: Int64
+    }
+}
