@@ -17,16 +17,16 @@ extension SyncEngine {
         var sessionCount = try store.history(history)?.sessionCount ?? 0
         var expectedLastSeq: Int64 = 0
         if startCursor == 0 {
-                let listed = try await listSessions(client)
+            let listed = try await listSessions(client)
             try store.upsertSessions(listed, history: history)
             sessionCount = listed.count
             expectedLastSeq = listed.compactMap(\.serverLastSeq).max() ?? 0
         }
         let started = ContinuousClock.now
         var written = 0
-        catchUpsRunning += 1
+        indexing.catchUpStarted()
         var running = true
-        defer { if running { catchUpsRunning -= 1 } }
+        defer { if running { indexing.catchUpEnded(written: 0) } }
         // Pages are fetched, decoded and packed by a task of their own into batches of a
         // transaction's worth (fewer events only at the end), one batch ahead of the writer: a
         // timeline then lies in runs of neighbouring rows, one per transaction. What arrived
@@ -52,12 +52,11 @@ extension SyncEngine {
         }
         // The buffer also ends when this task is cancelled: that is no catch-up.
         try Task.checkCancellation()
-        catchUpsRunning -= 1
         running = false
+        indexing.catchUpEnded(written: written)
         // Indexed in many transactions, the index is merged once now (by the step that finds
         // nothing left to index); during a burst, the ticks after it do that.
-        indexedSinceMerge += written
-        let indexed = burstIsRecent() ? 0 : try await indexPendingSearchText()
+        let indexed = indexing.burstIsRecent() ? 0 : try await indexPendingSearchText()
         let listedAt = MirrorClock.system.now()
         let listed = try await listSessions(client)
         try store.upsertSessions(listed, history: history)
@@ -85,7 +84,7 @@ extension SyncEngine {
         // Each transaction indexes its own events (and live ones put off meanwhile): the text is
         // at hand, and the index grows beside the rows instead of in a long pass at the end. A
         // catch-up during a burst (paging over a gap) leaves indexing to after the burst.
-        store.defersSearchIndexing = burstIsRecent()
+        indexing.prepareCatchUpCommit()
         let outcome = try store.appendEvents(events, history: history, advancingHistoryCursorTo: cursor)
         link.report.eventsWritten += outcome.inserted
         return outcome.inserted
@@ -127,7 +126,7 @@ extension SyncEngine {
             next += 1
         }
         guard !continuing.isEmpty else { return }
-        deferSearchIndexingDuringBursts(moreWaiting: moreWaiting, batchSize: updates.count)
+        indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
         let outcome = try store.appendEvents(updates.keeping(continuing), history: history, advancingHistoryCursorTo: next - 1)
         link.report.eventsWritten += outcome.inserted
     }

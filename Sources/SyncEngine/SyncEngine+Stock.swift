@@ -79,7 +79,7 @@ extension SyncEngine {
     /// fetch confirms them.
     func applyProvisional(_ updates: EventBatch, moreWaiting: Bool, _ id: Int) throws {
         let link = links[id]
-        deferSearchIndexingDuringBursts(moreWaiting: moreWaiting, batchSize: updates.count)
+        indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
         let outcome = try store.appendEvents(updates, history: link.history)
         link.report.eventsWritten += outcome.inserted
         let now = ContinuousClock.now

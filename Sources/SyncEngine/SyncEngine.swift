@@ -30,12 +30,8 @@ public actor SyncEngine {
     let logger: Logger
     let observer: @Sendable (_ desktop: String, SyncEvent) -> Void
     private var random = SystemRandomNumberGenerator()
-    /// Events indexed for search in steps since the index was last merged.
-    var indexedSinceMerge = 0
-    /// History-cursor catch-ups running now (their commits index for search; live ones wait).
-    var catchUpsRunning = 0
-    /// When the last live batch that was part of a burst was taken.
-    private var lastBurstBatchAt: ContinuousClock.Instant?
+    /// When the search index is fed.
+    let indexing: SearchIndexing
 
     /// - Parameters:
     ///   - mirrorPath: the mirror file (created and migrated if needed).
@@ -49,6 +45,7 @@ public actor SyncEngine {
         observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
     ) throws {
         store = try MirrorStore(path: mirrorPath)
+        indexing = SearchIndexing(store: store)
         checkpointer = WALCheckpointer(path: mirrorPath)
         links = bridges.enumerated().map { BridgeLink(id: $0.offset, configuration: $0.element.configuration, connector: $0.element.connector) }
         configurations = bridges.map(\.configuration)
@@ -322,11 +319,7 @@ public actor SyncEngine {
     /// sessions to confirm.
     private func tick(_ client: any BridgeConnection, _ id: Int) async throws {
         let link = links[id]
-        // Nothing waiting and no burst lately: search indexing put off goes on, a step a tick.
-        if catchUpsRunning == 0 && client.notifications.count == 0 && !burstIsRecent() {
-            store.defersSearchIndexing = false
-            try indexSearchStep()
-        }
+        try indexing.tick(notificationsWaiting: client.notifications.count)
         try await deliverOutboxIfChanged(client, link)
         if await !client.capabilities.hasHistoryCursor {
             try await refetchQuietSessions(client, link)
@@ -341,50 +334,11 @@ public actor SyncEngine {
     @discardableResult
     func indexPendingSearchText() async throws -> Int {
         var covered = 0
-        while case let step = try indexSearchStep(), step > 0 {
+        while case let step = try indexing.step(), step > 0 {
             covered += step
             await Task.yield()
         }
         return covered
-    }
-
-    /// Indexes the next step of events still to index; once none is left after many were
-    /// indexed this way, merges the index (`MirrorStore.mergeSearchIndex`).
-    @discardableResult
-    private func indexSearchStep() throws -> Int {
-        let covered = try store.indexPendingSearchText(atMost: MirrorStore.searchIndexingPerWrite)
-        indexedSinceMerge += covered
-        if covered < MirrorStore.searchIndexingPerWrite && indexedSinceMerge >= Self.mergeAfterIndexing {
-            try store.mergeSearchIndex()
-            indexedSinceMerge = 0
-        }
-        return covered
-    }
-
-    /// Events indexed in steps after which the search index is merged.
-    static let mergeAfterIndexing = 10_000
-
-    /// Live updates are indexed for search with their commit, except during a burst (more were
-    /// already waiting when the batch was taken, or the batch was large) and for
-    /// `burstSettlingTime` after it: indexing then waits until the burst is absorbed, and follows
-    /// in bounded steps (the next commits and ticks), so that a burst is absorbed at the speed of
-    /// its rows alone and no commit after it waits long.
-    func deferSearchIndexingDuringBursts(moreWaiting: Bool, batchSize: Int) {
-        let now = ContinuousClock.now
-        if moreWaiting || batchSize >= Self.burstBatchSize { lastBurstBatchAt = now }
-        store.defersSearchIndexing = catchUpsRunning > 0 || burstIsRecent(at: now)
-    }
-
-    /// A live batch at least this large is part of a burst.
-    static let burstBatchSize = 256
-
-    /// How long after a burst's last batch search indexing still waits (a burst on a busy machine
-    /// comes in waves: the writer may find nothing waiting for a moment).
-    static let burstSettlingTime = Duration.seconds(1)
-
-    func burstIsRecent(at now: ContinuousClock.Instant = .now) -> Bool {
-        guard let lastBurstBatchAt else { return false }
-        return now - lastBurstBatchAt < Self.burstSettlingTime
     }
 
     /// How long the mirror's change log keeps what followers in other processes read.

@@ -246,21 +246,30 @@ struct OASync: AsyncParsableCommand {
                 expanded.append(entry)
                 continue
             }
-            let timeout = Duration.milliseconds(discoverTimeoutMs)
-            let found: [DiscoveredBridge]
-            do {
-                found = try await BridgeDiscovery.browse(timeout: timeout)
-            } catch {
-                fail("oa-sync: \(error)", code: 1)
-            }
-            guard !found.isEmpty else {
-                fail("oa-sync: \(DNSSDError.notFound(instance: nil, found: [], after: timeout)) "
-                     + "(asked avahi-daemon on the D-Bus system bus at \(BridgeDiscovery.systemBusAddress))", code: 1)
-            }
-            logger.info("following every advertised bridge", metadata: ["found": "\(found.map(\.instanceName).joined(separator: ", "))"])
-            expanded += found.map { BridgeEntry(name: $0.instanceName, bridge: "dnssd:\($0.instanceName)") }
+            let found = await browseOrFail()
+            // An instance with several addresses is found once per address: one bridge each.
+            var names: [String] = []
+            for bridge in found where !names.contains(bridge.instanceName) { names.append(bridge.instanceName) }
+            logger.info("following every advertised bridge", metadata: ["found": "\(names.joined(separator: ", "))"])
+            expanded += names.map { BridgeEntry(name: $0, bridge: "dnssd:\($0)") }
         }
         return expanded
+    }
+
+    /// The bridges DNS-SD finds within `--discover-timeout-ms`; exits 1 saying why when none is.
+    func browseOrFail() async -> [DiscoveredBridge] {
+        let timeout = Duration.milliseconds(discoverTimeoutMs)
+        let found: [DiscoveredBridge]
+        do {
+            found = try await BridgeDiscovery.browse(timeout: timeout)
+        } catch {
+            fail("oa-sync: \(error)", code: 1)
+        }
+        guard !found.isEmpty else {
+            fail("oa-sync: \(DNSSDError.notFound(instance: nil, found: [], after: timeout)) "
+                 + "(asked avahi-daemon on the D-Bus system bus at \(BridgeDiscovery.systemBusAddress))", code: 1)
+        }
+        return found
     }
 
     /// 5 for a certificate that does not match the pin, 6 for a token refused or missing, else 1.
@@ -275,18 +284,7 @@ struct OASync: AsyncParsableCommand {
     /// `--discover`: prints one line per bridge found (instance name, URL, and `tls_sha256=PIN`
     /// when one is advertised, tab-separated) and exits 0, or exits 1 saying why none was found.
     func listDiscoveredBridges() async -> Never {
-        let timeout = Duration.milliseconds(discoverTimeoutMs)
-        let bridges: [DiscoveredBridge]
-        do {
-            bridges = try await BridgeDiscovery.browse(timeout: timeout)
-        } catch {
-            fail("oa-sync: \(error)", code: 1)
-        }
-        guard !bridges.isEmpty else {
-            fail("oa-sync: \(DNSSDError.notFound(instance: nil, found: [], after: timeout)) "
-                 + "(asked avahi-daemon on the D-Bus system bus at \(BridgeDiscovery.systemBusAddress))", code: 1)
-        }
-        for bridge in bridges {
+        for bridge in await browseOrFail() {
             print(([bridge.instanceName, bridge.url] + (bridge.tlsSHA256.map { ["tls_sha256=\($0)"] } ?? [])).joined(separator: "\t"))
         }
         Foundation.exit(0)

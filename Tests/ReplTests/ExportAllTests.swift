@@ -9,14 +9,14 @@ import Testing
 @Suite("export --all", .timeLimit(.minutes(3)))
 struct ExportAllTests {
     @Test("every session gets a file with the single export's document; a second run writes nothing; a changed file is rewritten alone")
-    func exportsOnlyWhatChanged() throws {
+    func exportsOnlyWhatChanged() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let notes = directory.path("notes/openagents")  // made, with its parent
         let ids = try Self.sessionIDs(in: mirror)
         #expect(ids.count >= 10)
 
-        let first = try ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
+        let first = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardError.isEmpty, "no progress line when standard error is not a terminal: \(first.standardError)")
         #expect(first.standardOutput == "exported \(ids.count) sessions to \(notes): \(ids.count) written, 0 unchanged, 0 failed\n")
@@ -25,14 +25,14 @@ struct ExportAllTests {
         #expect(names.allSatisfy { $0.fileName == "openagents-\($0.sessionID.prefix(8)).md" }, "the sample's ids do not collide")
         for id in ["798C06FE-", "6410FF87-"] {
             let sessionID = try #require(ids.first { $0.hasPrefix(id) })
-            let single = try ReplProcess.run(["--db", mirror, "-c", "export \(sessionID)"])
+            let single = try await ReplProcess.run(["--db", mirror, "-c", "export \(sessionID)"])
             #expect(single.status == 0)
             let file = try String(contentsOfFile: "\(notes)/openagents-\(sessionID.prefix(8)).md", encoding: .utf8)
             #expect(file + "\n" == single.standardOutput, "the same document as export \(sessionID) (which prints a line break after it)")
         }
         let written = try Self.fileStates(in: notes)
 
-        let second = try ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
+        let second = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
         #expect(second.status == 0, "\(second.standardError)")
         #expect(second.standardOutput == "exported \(ids.count) sessions to \(notes): 0 written, \(ids.count) unchanged, 0 failed\n")
         #expect(try Self.fileStates(in: notes) == written, "no file touched: same inodes, same modification times")
@@ -45,7 +45,7 @@ struct ExportAllTests {
         let deletedContent = try Data(contentsOf: URL(fileURLWithPath: deleted))
         try FileManager.default.removeItem(atPath: deleted)
         let beforeThird = try Self.fileStates(in: notes)
-        let third = try ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
+        let third = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
         #expect(third.status == 0, "\(third.standardError)")
         #expect(third.standardOutput == "exported \(ids.count) sessions to \(notes): 2 written, \(ids.count - 2) unchanged, 0 failed\n")
         #expect(try Data(contentsOf: URL(fileURLWithPath: edited)) == original)
@@ -57,7 +57,7 @@ struct ExportAllTests {
     }
 
     @Test("export.markdown with all: the directory, the files written, how many unchanged, the failures")
-    func jsonLines() throws {
+    func jsonLines() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let notes = directory.path("notes")
@@ -70,7 +70,7 @@ struct ExportAllTests {
             #"{"jsonrpc":"2.0","id":5,"method":"export.markdown","params":{"all":true,"path":"\#(notes)","timestamp":true}}"#,
             #"{"jsonrpc":"2.0","id":6,"method":"export.markdown","params":{"all":false}}"#,
         ]
-        let outcome = try ReplProcess.run(["--db", mirror, "--jsonl"], input: Data((requests.joined(separator: "\n") + "\n").utf8))
+        let outcome = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data((requests.joined(separator: "\n") + "\n").utf8))
         #expect(outcome.status == 0)
         #expect(outcome.standardError.isEmpty)
         let answers = try outcome.standardOutput.split(separator: "\n").map { try Self.object(String($0)) }
@@ -98,7 +98,7 @@ struct ExportAllTests {
     }
 
     @Test("a file that cannot be written: the others are, the command fails (exit 1; -32006 with the summary as data)")
-    func failures() throws {
+    func failures() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let notes = directory.path("notes")
@@ -106,7 +106,7 @@ struct ExportAllTests {
         let blocked = try #require(ids.first { $0.hasPrefix("798C06FE") })
         try FileManager.default.createDirectory(atPath: "\(notes)/openagents-798C06FE.md", withIntermediateDirectories: true)
 
-        let outcome = try ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)", "-c", "status"])
+        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)", "-c", "status"])
         #expect(outcome.status == 1, "a failed file fails the command, and the script stops")
         #expect(outcome.standardOutput.isEmpty, "\(outcome.standardOutput)")
         #expect(outcome.standardError == "error: exported \(ids.count) sessions to \(notes): \(ids.count - 1) written, 0 unchanged, 1 failed\n"
@@ -115,7 +115,7 @@ struct ExportAllTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: notes).count == ids.count)
 
         let request = #"{"jsonrpc":"2.0","id":1,"method":"export.markdown","params":{"all":true,"path":"\#(notes)"}}"# + "\n"
-        let json = try ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(request.utf8))
+        let json = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(request.utf8))
         let error = try #require(try Self.object(json.standardOutput)["error"] as? [String: Any])
         #expect(error["code"] as? Int == -32006)
         #expect((error["message"] as? String)?.hasPrefix("exported \(ids.count) sessions") == true)
@@ -131,36 +131,36 @@ struct ExportAllTests {
         // Not a directory at all: nothing is tried.
         let file = directory.path("a-file")
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
-        let notDirectory = try ReplProcess.run(["--db", mirror, "-c", "export --all \(file)"])
+        let notDirectory = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(file)"])
         #expect(notDirectory.status == 1)
         #expect(notDirectory.standardError.contains("\(file) is not a directory"), "\(notDirectory.standardError)")
     }
 
     @Test("the text form: --all before or after DIR; DIR required; no SESSION and no --timestamp with it")
-    func textArguments() throws {
+    func textArguments() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let notes = directory.path("notes")
-        let after = try ReplProcess.run(["--db", mirror, "-c", "export \(notes) --all"])
+        let after = try await ReplProcess.run(["--db", mirror, "-c", "export \(notes) --all"])
         #expect(after.status == 0, "\(after.standardError)")
         #expect(after.standardOutput.hasPrefix("exported "))
         for (command, message) in [("export --all", "export --all needs the directory"),
                                    ("export --all \(notes) --timestamp", "--timestamp (timestamp) cannot be used with --all"),
                                    ("export 798c \(notes) --all", "export does not take \"\(notes)\""),
                                    ("export", "session_id is required")] {
-            let outcome = try ReplProcess.run(["--db", mirror, "-c", command])
+            let outcome = try await ReplProcess.run(["--db", mirror, "-c", command])
             #expect(outcome.status == 1, "\(command)")
             #expect(outcome.standardError.contains(message), "\(command): \(outcome.standardError)")
         }
-        let help = try ReplProcess.run(["--db", mirror, "-c", "help export"])
+        let help = try await ReplProcess.run(["--db", mirror, "-c", "help export"])
         #expect(help.standardOutput.hasPrefix("export SESSION_ID|--all [PATH] [--force] [--timestamp] [--format md|html|json] [--html]\n"))
         #expect(help.standardOutput.contains("--all: every session, to PATH/openagents-<first 8 of the id>.md"))
-        let usage = try ReplProcess.run(["--help"])
+        let usage = try await ReplProcess.run(["--help"])
         #expect(usage.standardOutput.contains("export --all DIR"))
     }
 
     @Test("colliding ids get longer names, ignoring case, in the order of the ids, whatever was exported before")
-    func collidingSessions() throws {
+    func collidingSessions() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let colliding = ["local-ab000000-0000-4000-8000-000000000002", "LOCAL-AB990000-0000-4000-8000-000000000000",
@@ -170,13 +170,13 @@ struct ExportAllTests {
             for id in colliding { try store.createLocalSession(id: id) }
         }
         let notes = directory.path("notes")
-        let outcome = try ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
+        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let files = try FileManager.default.contentsOfDirectory(atPath: notes)
         #expect(files.filter { $0.lowercased().hasPrefix("openagents-local-") }.sorted()
                 == ["openagents-LOCAL-AB.md", "openagents-local-ab000000-0000-4000-8000-000000000001.md",
                     "openagents-local-ab000000-0000-4000-8000-000000000002.md", "openagents-local-ab1100.md"])
-        let single = try ReplProcess.run(["--db", mirror, "-c", "export \(colliding[0])"])
+        let single = try await ReplProcess.run(["--db", mirror, "-c", "export \(colliding[0])"])
         let file = try String(contentsOfFile: "\(notes)/openagents-local-ab000000-0000-4000-8000-000000000002.md", encoding: .utf8)
         #expect(file + "\n" == single.standardOutput)
     }

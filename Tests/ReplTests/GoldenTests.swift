@@ -16,12 +16,12 @@ struct GoldenTests {
     ]
 
     @Test("each command with -c, in table mode")
-    func commandLine() throws {
+    func commandLine() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         var transcript = ""
         for command in Self.script where !command.hasPrefix(".") {
-            let outcome = try ReplProcess.run(["--db", mirror, "-c", command])
+            let outcome = try await ReplProcess.run(["--db", mirror, "-c", command])
             transcript += "$ oa-repl -c '\(command)'  → exit \(outcome.status)\n\(outcome.standardOutput)"
             if !outcome.standardError.isEmpty { transcript += "stderr: \(outcome.standardError)" }
             transcript += "\n"
@@ -30,12 +30,12 @@ struct GoldenTests {
     }
 
     @Test("the same commands piped in as a script: stops at the first failure")
-    func script() throws {
+    func script() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let succeeding = Self.script.prefix { $0 != "show 9" }
         let all = (["# a comment, then a blank line", ""] + Self.script).joined(separator: "\n") + "\n"
-        let outcome = try ReplProcess.run(["--db", mirror], input: Data(all.utf8))
+        let outcome = try await ReplProcess.run(["--db", mirror], input: Data(all.utf8))
         #expect(outcome.status == 1, "the first failing command ends the script")
         #expect(outcome.standardError == "error: 9 is ambiguous: 909CA87E-B99E-8C2C-AF5E-B4919C1C6A5E, 91CFB3FA-67F8-388B-A8E6-1CB5374EE8D7\n")
         #expect(succeeding.count > 10)
@@ -43,7 +43,7 @@ struct GoldenTests {
     }
 
     @Test("every method in the JSON-lines mode")
-    func jsonLines() throws {
+    func jsonLines() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let requests = [
@@ -73,7 +73,7 @@ struct GoldenTests {
             #"{"jsonrpc":"2.0","id":18,"method":"quit"}"#,
             #"{"jsonrpc":"2.0","id":19,"method":"status"}"#,
         ]
-        let outcome = try ReplProcess.run(["--db", mirror, "--jsonl", "--bridge", "ws://127.0.0.1:9"],
+        let outcome = try await ReplProcess.run(["--db", mirror, "--jsonl", "--bridge", "ws://127.0.0.1:9"],
                                           input: Data((requests.joined(separator: "\n") + "\n").utf8))
         #expect(outcome.status == 0)
         let answers = outcome.standardOutput.split(separator: "\n")
@@ -83,29 +83,29 @@ struct GoldenTests {
     }
 
     @Test("quit ends -c commands and scripts; nothing after it runs")
-    func quitStops() throws {
+    func quitStops() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
-        let commands = try ReplProcess.run(["--db", mirror, "-c", "quit", "-c", "status"])
+        let commands = try await ReplProcess.run(["--db", mirror, "-c", "quit", "-c", "status"])
         #expect(commands.status == 0)
         #expect(commands.standardOutput.isEmpty, "\(commands.standardOutput)")
-        let script = try ReplProcess.run(["--db", mirror], input: Data("quit\nstatus\n".utf8))
+        let script = try await ReplProcess.run(["--db", mirror], input: Data("quit\nstatus\n".utf8))
         #expect(script.status == 0)
         #expect(script.standardOutput.isEmpty, "\(script.standardOutput)")
     }
 
     @Test("export writes a file once, refuses to overwrite, and the document is the same every time")
-    func exportFile() throws {
+    func exportFile() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
-        let first = try ReplProcess.run(["--db", mirror, "-c", "export 798c \(directory.url.path)"])
+        let first = try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(directory.url.path)"])
         #expect(first.status == 0, "\(first.standardError)")
         let file = directory.path("openagents-798C06FE.md")
         let document = try String(contentsOfFile: file, encoding: .utf8)
-        let again = try ReplProcess.run(["--db", mirror, "-c", "export 798c \(file)"])
+        let again = try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(file)"])
         #expect(again.status == 1)
         #expect(again.standardError.contains("exists: pass --force"))
-        let forced = try ReplProcess.run(["--db", mirror, "-c", "export 798c \(file) --force"])
+        let forced = try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(file) --force"])
         #expect(forced.status == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == document, "byte for byte the same")
         try expectGolden(document, "export-798C06FE.md")
@@ -114,32 +114,32 @@ struct GoldenTests {
         // refused, not replaced.
         let link = directory.path("link.md")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
-        #expect(try ReplProcess.run(["--db", mirror, "-c", "export 798c \(link) --force"]).status == 0)
+        #expect(try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(link) --force"]).status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file)
         let dangling = directory.path("dangling.md")
         try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "later.md")
-        #expect(try ReplProcess.run(["--db", mirror, "-c", "export 798c \(dangling)"]).status == 0)
+        #expect(try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(dangling)"]).status == 0)
         #expect(try String(contentsOfFile: directory.path("later.md"), encoding: .utf8) == document)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dangling) == "later.md")
         let pipe = directory.path("pipe")
         #expect(mkfifo(pipe, 0o600) == 0)
-        let refused = try ReplProcess.run(["--db", mirror, "-c", "export 798c \(pipe) --force"])
+        let refused = try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(pipe) --force"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("is not a regular file"))
         #expect(try FileManager.default.attributesOfItem(atPath: pipe)[.type] as? FileAttributeType != .typeRegular)
     }
 
     @Test("a missing or foreign mirror: what is wrong, then what to run or pass")
-    func unusableMirror() throws {
+    func unusableMirror() async throws {
         let directory = try TemporaryDirectory()
         let missing = directory.path("missing.sqlite")
-        let none = try ReplProcess.run(["--db", missing, "-c", "sessions"])
+        let none = try await ReplProcess.run(["--db", missing, "-c", "sessions"])
         #expect(none.status == 1)
         #expect(none.standardError == "error: mirror: no mirror at \(missing): it is created by the first sync "
                 + "(run oa-sync or the sync command first, or pass --db)\n")
         let notes = directory.path("notes.txt")
         try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: notes))
-        let foreign = try ReplProcess.run(["--db", notes, "-c", "sessions"])
+        let foreign = try await ReplProcess.run(["--db", notes, "-c", "sessions"])
         #expect(foreign.status == 1)
         #expect(foreign.standardError.hasPrefix("error: mirror: \(notes) is not a SQLite database"), "\(foreign.standardError)")
         #expect(foreign.standardError.hasSuffix("; use a mirror file or a new path (--db chooses the mirror file)\n"))

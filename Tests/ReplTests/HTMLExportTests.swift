@@ -18,11 +18,11 @@ struct HTMLExportTests {
     }
 
     @Test("a session page: rendered with no fetch attempted, no planted script or handler run, tool calls in <details>")
-    func sessionPage() throws {
+    func sessionPage() async throws {
         let directory = try TemporaryDirectory()
         let port = try ListeningPort()
         let mirror = try AgentMarkdownSession.mirror(in: directory, imageURL: "http://127.0.0.1:\(port.port)/image.png")
-        let outcome = try ReplProcess.run(["--db", mirror, "-c", "export \(prefix) \(directory.url.path) --html"])
+        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export \(prefix) \(directory.url.path) --html"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let page = directory.path("openagents-\(prefix).html")
         #expect(outcome.standardOutput == "wrote \(page)\n")
@@ -49,10 +49,10 @@ struct HTMLExportTests {
     }
 
     @Test("a long session is split into pages linked to each other; a long output is folded with its size")
-    func pages() throws {
+    func pages() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory, extraMessages: 2_500)
-        let outcome = try ReplProcess.run(["--db", mirror, "-c", "export \(prefix) \(directory.path("out.html")) --html"])
+        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export \(prefix) \(directory.path("out.html")) --html"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput == "wrote \(directory.path("out.html")) and 1 more page beside it\n")
         let second = directory.path("out-p2.html")
@@ -68,16 +68,16 @@ struct HTMLExportTests {
     }
 
     @Test("export --all --html: every session and index.html, newest first, with a filter that runs offline; a second run writes nothing")
-    func archive() throws {
+    func archive() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let out = directory.path("archive")
-        let first = try ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --html"])
+        let first = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --html"])
         #expect(first.status == 0, "\(first.standardError)")
         let files = try FileManager.default.contentsOfDirectory(atPath: out)
         #expect(files.contains("index.html"))
         #expect(files.filter { $0.hasSuffix(".html") }.count >= 11)
-        let second = try ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --format html"])
+        let second = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --format html"])
         #expect(second.standardOutput.contains(": 0 written, \(files.count) unchanged, 0 failed"), "\(second.standardOutput)")
 
         let index = try String(contentsOfFile: "\(out)/index.html", encoding: .utf8)
@@ -90,10 +90,10 @@ struct HTMLExportTests {
     }
 
     @Test("--format json: the stored events, one per line, byte for byte; the formats' arguments checked")
-    func jsonLines() throws {
+    func jsonLines() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory)
-        let outcome = try ReplProcess.run(["--db", mirror, "-c", "export \(prefix) \(directory.url.path) --format json"])
+        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export \(prefix) \(directory.url.path) --format json"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let written = try Data(contentsOf: directory.url.appending(path: "openagents-\(prefix).jsonl"))
         let events = try MirrorStore(path: mirror).timeline(sessionID: AgentMarkdownSession.sessionID)
@@ -101,20 +101,20 @@ struct HTMLExportTests {
         for (command, message) in [("export \(prefix) --format pdf", "must be one of md, html, json"),
                                    ("export \(prefix) --html --format md", "give one"),
                                    ("export \(prefix) --html --timestamp", "cannot be used with --format html")] {
-            let refused = try ReplProcess.run(["--db", mirror, "-c", command])
+            let refused = try await ReplProcess.run(["--db", mirror, "-c", command])
             #expect(refused.status != 0)
             #expect(refused.standardError.contains(message), "\(command): \(refused.standardError)")
         }
     }
 
     @Test("screenshots of a session page and of the index (docs/export-session.png, docs/export-index.png)")
-    func screenshots() throws {
+    func screenshots() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory)
         let out = directory.path("archive")
-        #expect(try ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --html"]).status == 0)
+        #expect(try await ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --html"]).status == 0)
         // The index of the sample desktop history: many sessions.
-        #expect(try ReplProcess.run(["--db", try SampleMirror.copy(in: directory), "-c", "export --all \(out) --html"]).status == 0)
+        #expect(try await ReplProcess.run(["--db", try SampleMirror.copy(in: directory), "-c", "export --all \(out) --html"]).status == 0)
         for (page, name) in [("openagents-\(prefix).html", "export-session.png"), ("index.html", "export-index.png")] {
             let png = directory.path(name)
             try Chromium.screenshot("\(out)/\(page)", to: png, profile: directory)

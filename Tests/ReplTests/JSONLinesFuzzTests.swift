@@ -63,13 +63,13 @@ struct JSONLinesFuzzTests {
     }
 
     @Test("one answer for each line with an id or that is not JSON, no crash, nothing written")
-    func garbage() throws {
+    func garbage() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let before = try fingerprint(mirror)
         let lines = Self.lines(count: 100_000, seed: 2026)
         let input = Data((lines.map(\.text).joined(separator: "\n") + "\n").utf8)
-        let outcome = try ReplProcess.run(["--db", mirror, "--jsonl", "--bridge", "ws://127.0.0.1:9"], input: input)
+        let outcome = try await ReplProcess.run(["--db", mirror, "--jsonl", "--bridge", "ws://127.0.0.1:9"], input: input)
         #expect(outcome.status == 0, "EOF ends the stream with exit 0")
         let answers = outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         #expect(answers.count == lines.filter(\.answered).count)

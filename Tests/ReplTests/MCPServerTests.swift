@@ -133,7 +133,7 @@ struct MCPServerTests {
     }
 
     @Test("standard output carries MCP messages only, one per line; logs and nothing else go to standard error")
-    func onlyMessagesOnStandardOutput() throws {
+    func onlyMessagesOnStandardOutput() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let requests = [
@@ -144,7 +144,7 @@ struct MCPServerTests {
             #"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#,
             #"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"file:///etc/passwd"}}"#,
         ]
-        let outcome = try ReplProcess.run(["--db", mirror, "--mcp"], input: Data((requests.joined(separator: "\n") + "\n").utf8))
+        let outcome = try await ReplProcess.run(["--db", mirror, "--mcp"], input: Data((requests.joined(separator: "\n") + "\n").utf8))
         #expect(outcome.status == 0)
         let lines = outcome.standardOutput.split(separator: "\n")
         #expect(lines.count == 5, "an answer to each request, nothing for the notification")

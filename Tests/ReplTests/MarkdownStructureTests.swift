@@ -10,17 +10,17 @@ import Testing
 @Suite("the Markdown export, read by cmark-gfm", .timeLimit(.minutes(2)))
 struct MarkdownStructureTests {
     /// The document `oa-repl export` prints for the agent session, parsed.
-    private func exported() throws -> (markdown: String, root: CommonMark.Node) {
+    private func exported() async throws -> (markdown: String, root: CommonMark.Node) {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory)
-        let outcome = try ReplProcess.run(["--db", mirror, "-c", "export \(AgentMarkdownSession.sessionID.prefix(8))"])
+        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export \(AgentMarkdownSession.sessionID.prefix(8))"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         return (outcome.standardOutput, CommonMark.parse(outcome.standardOutput))
     }
 
     @Test("code blocks keep their language and their content, byte for byte; a # inside code stays")
-    func codeBlocks() throws {
-        let (_, root) = try exported()
+    func codeBlocks() async throws {
+        let (_, root) = await try exported()
         let blocks = root.descendants.filter { $0.type == "code_block" }
         let swift = try #require(blocks.first { $0.info == "swift" })
         #expect(swift.literal == AgentMarkdownSession.swiftCode + "\n")
@@ -31,8 +31,8 @@ struct MarkdownStructureTests {
     }
 
     @Test("one heading of level 2 per message; the agent's headings nested below it (Setext ones too)")
-    func headings() throws {
-        let (_, root) = try exported()
+    func headings() async throws {
+        let (_, root) = await try exported()
         let headings = root.children.filter { $0.type == "heading" }
         #expect(headings.first?.headingLevel == 1 && headings.first?.plainText == "Fix the build")
         let messages = headings.filter { $0.headingLevel == 2 }.map(\.plainText)
@@ -45,8 +45,8 @@ struct MarkdownStructureTests {
     }
 
     @Test("lists and tables intact, emphasis and links kept")
-    func listsAndTables() throws {
-        let (_, root) = try exported()
+    func listsAndTables() async throws {
+        let (_, root) = await try exported()
         let list = try #require(root.children.first { $0.type == "list" && $0.plainText.hasPrefix("Add the dependency") })
         #expect(list.children.count == 2)
         #expect(list.children[1].descendants.contains { $0.type == "list" }, "the nested list")
@@ -58,16 +58,16 @@ struct MarkdownStructureTests {
     }
 
     @Test("a fence left open is closed at its message's end: nothing after it is code")
-    func openFence() throws {
-        let (markdown, root) = try exported()
+    func openFence() async throws {
+        let (markdown, root) = await try exported()
         let python = try #require(root.children.first { $0.type == "code_block" && $0.info == "python" })
         #expect(python.literal == "print(\"cut short\")\n# still code\n")
         #expect(markdown.hasSuffix("# still code\n```\n\n"), "closed by a fence of its own kind and length (then the line break export prints)")
     }
 
     @Test("a tool output holding ``` and ~~~ is one block, unchanged")
-    func toolOutput() throws {
-        let (_, root) = try exported()
+    func toolOutput() async throws {
+        let (_, root) = await try exported()
         let output = try #require(root.children.first { $0.type == "code_block" && $0.literal.hasPrefix("Compiling") })
         #expect(output.literal == AgentMarkdownSession.toolOutput + "\n")
         #expect((output.fence?.length ?? 0) > 3)
@@ -85,11 +85,11 @@ struct MarkdownStructureTests {
     }
 
     @Test("MCP read_session and export --all give the same rendering of the messages")
-    func sameRenderer() throws {
+    func sameRenderer() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory)
-        let single = try ReplProcess.run(["--db", mirror, "-c", "export \(AgentMarkdownSession.sessionID)"])
-        let all = try ReplProcess.run(["--db", mirror, "-c", "export --all \(directory.path("notes"))"])
+        let single = try await ReplProcess.run(["--db", mirror, "-c", "export \(AgentMarkdownSession.sessionID)"])
+        let all = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(directory.path("notes"))"])
         #expect(all.status == 0, "\(all.standardError)")
         let file = try String(contentsOfFile: directory.path("notes/openagents-\(AgentMarkdownSession.sessionID.prefix(8)).md"), encoding: .utf8)
         #expect(file + "\n" == single.standardOutput)

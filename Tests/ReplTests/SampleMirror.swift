@@ -12,7 +12,8 @@ enum SampleMirror {
         try FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
         let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = keep.appending(path: "mirror.sqlite").path
-        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
+        // Made once, on first use: the one run that waits on the caller's thread.
+        let outcome = try ProgramRun.run(BuildProducts.executable("oa-sync"), ["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
         guard outcome.status == 0 else { throw SampleError.syncFailed(outcome.standardError) }
         simulator.kill()
         return mirror

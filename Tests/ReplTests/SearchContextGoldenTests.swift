@@ -18,12 +18,12 @@ struct SearchContextGoldenTests {
     ]
 
     @Test("each with -c")
-    func commandLine() throws {
+    func commandLine() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         var transcript = ""
         for command in Self.script {
-            let outcome = try ReplProcess.run(["--db", mirror, "-c", command])
+            let outcome = try await ReplProcess.run(["--db", mirror, "-c", command])
             transcript += "$ oa-repl -c '\(command)'  → exit \(outcome.status)\n\(outcome.standardOutput)"
             if !outcome.standardError.isEmpty { transcript += "stderr: \(outcome.standardError)" }
             transcript += "\n"
@@ -32,18 +32,18 @@ struct SearchContextGoldenTests {
     }
 
     @Test("as a script, in JSON output mode: stops at the first failure")
-    func script() throws {
+    func script() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let input = ([".mode json"] + Self.script).joined(separator: "\n") + "\n"
-        let outcome = try ReplProcess.run(["--db", mirror], input: Data(input.utf8))
+        let outcome = try await ReplProcess.run(["--db", mirror], input: Data(input.utf8))
         #expect(outcome.status == 1)
         #expect(outcome.standardError.hasPrefix("error: session 798C06FE-0494-B6D2-EC70-38C908FB09A0 has no event at ordinal 999"))
         try expectGolden(outcome.standardOutput, "search-context-script.txt")
     }
 
     @Test("the same params in the JSON-lines mode")
-    func jsonLines() throws {
+    func jsonLines() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try SampleMirror.copy(in: directory)
         let requests = [
@@ -58,7 +58,7 @@ struct SearchContextGoldenTests {
             #"{"jsonrpc":"2.0","id":9,"method":"search","params":{"query":"the","session_id":"nope"}}"#,
             #"{"jsonrpc":"2.0","id":10,"method":"search","params":{"query":"the","kind":7}}"#,
         ]
-        let outcome = try ReplProcess.run(["--db", mirror, "--jsonl"], input: Data((requests.joined(separator: "\n") + "\n").utf8))
+        let outcome = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data((requests.joined(separator: "\n") + "\n").utf8))
         #expect(outcome.status == 0)
         #expect(outcome.standardOutput.split(separator: "\n").count == requests.count)
         try expectGolden(outcome.standardOutput, "search-context-json-lines.txt")

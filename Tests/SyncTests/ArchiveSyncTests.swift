@@ -16,14 +16,14 @@ struct ArchiveSyncTests {
         let options = ["--history-cursor-version", String(version)]
         let before = try SimulatorProcess(flavor: "cursor", database: directory.path("before.sqlite"), seed: (6, 1800),
                                           extraArguments: options)
-        let first = try OASyncProcess.run(["--bridge", before.url, "--db", mirror, "--name", "desk", "--once"])
+        let first = try await OASyncProcess.run(["--bridge", before.url, "--db", mirror, "--name", "desk", "--once"])
         #expect(first.status == 0, "\(first.standardError)")
         before.stop()
 
         // Another seed: a reinstalled desktop's sessions have new ids.
         let after = try SimulatorProcess(flavor: "cursor", database: directory.path("after.sqlite"), seed: (3, 300),
                                          extraArguments: options + ["--seed", "7"])
-        let second = try OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
+        let second = try await OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
         #expect(second.status == 0, "\(second.standardError)")
         #expect(second.standardOutput.contains("300 event(s) written"), "\(second.standardOutput)")
         if version == 1 {
@@ -32,7 +32,7 @@ struct ArchiveSyncTests {
         try await SimulatorControl.withConnection(to: after.url) { control in
             try await control.append("AFTER-REINSTALL", (0..<5).map { SimulatorControl.chunk("after the reinstall \($0)") })
         }
-        let third = try OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
+        let third = try await OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
         #expect(third.standardOutput.contains("5 event(s) written"), "\(third.standardOutput)")
         #expect(!third.standardError.contains("started again"))
 
@@ -64,7 +64,7 @@ struct ArchiveSyncTests {
                 try await SimulatorControl.withConnection(to: simulator.url) { control in
                     try await control.append("\(name)-live", (0..<7).map { SimulatorControl.chunk("\(name) round \(round) #\($0)") })
                 }
-                let run = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+                let run = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
                 #expect(run.status == 0, "\(run.standardError)")
             }
         }
@@ -80,20 +80,7 @@ struct ArchiveSyncTests {
     @Test("stock: a pruned prefix and a deleted session are kept and marked, while new events still arrive")
     func stockPrunedAndDeleted() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = directory.path("mirror.sqlite")
-        let simulator = try SimulatorProcess(flavor: "stock", database: directory.path("stock.sqlite"))
-        try await SimulatorControl.withConnection(to: simulator.url) { control in
-            try await control.append("PRUNED", (1...60).map { SimulatorControl.chunk("event \($0) ") })
-            try await control.append("DELETED", (1...5).map { SimulatorControl.chunk("doomed \($0) ") })
-        }
-        #expect(try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
-        try await SimulatorControl.withConnection(to: simulator.url) { control in
-            _ = try await control.call("prune", ["session_id": "PRUNED", "count": 25])
-            try await control.append("PRUNED", (61...64).map { SimulatorControl.chunk("event \($0) ") })
-            _ = try await control.call("delete_session", ["session_id": "DELETED"])
-        }
-        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
-        #expect(second.status == 0, "\(second.standardError)")
+        let (mirror, _, _) = try await pruneAndDelete(flavor: "stock", in: directory)
 
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let pruned = try store.timeline(sessionID: "PRUNED")
@@ -105,7 +92,7 @@ struct ArchiveSyncTests {
         // The bridge lists fewer than 10 sessions, so that list is all it has.
         let deleted = try #require(try store.session(id: "DELETED"))
         #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
-        let listed = try ReplProcess.run(["--db", mirror, "--jsonl"],
+        let listed = try await ReplProcess.run(["--db", mirror, "--jsonl"],
                                          input: Data(#"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{}}"#.utf8))
         #expect(listed.standardOutput.contains(#""events_gone_from_desktop":25"#), "\(listed.standardOutput)")
         #expect(listed.standardOutput.contains(#""sync_state":"gone""#), "\(listed.standardOutput)")
@@ -114,20 +101,7 @@ struct ArchiveSyncTests {
     @Test("cursor: a pruned prefix and a deleted session are kept and marked, while new events still arrive")
     func cursorPrunedAndDeleted() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = directory.path("mirror.sqlite")
-        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("cursor.sqlite"))
-        try await SimulatorControl.withConnection(to: simulator.url) { control in
-            try await control.append("PRUNED", (1...60).map { SimulatorControl.chunk("event \($0) ") })
-            try await control.append("DELETED", (1...5).map { SimulatorControl.chunk("doomed \($0) ") })
-        }
-        #expect(try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
-        try await SimulatorControl.withConnection(to: simulator.url) { control in
-            _ = try await control.call("prune", ["session_id": "PRUNED", "count": 25])
-            try await control.append("PRUNED", (61...64).map { SimulatorControl.chunk("event \($0) ") })
-            _ = try await control.call("delete_session", ["session_id": "DELETED"])
-        }
-        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
-        #expect(second.status == 0, "\(second.standardError)")
+        let (mirror, simulator, second) = try await pruneAndDelete(flavor: "cursor", in: directory)
         #expect(second.standardOutput.contains("4 event(s) written"), "\(second.standardOutput)")
 
         let store = try MirrorStore(path: mirror, mode: .readOnly)
@@ -137,18 +111,40 @@ struct ArchiveSyncTests {
         #expect(try store.session(id: "PRUNED")?.goneAt == nil)
         let deleted = try #require(try store.session(id: "DELETED"))
         #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
-        let shown = try ReplProcess.run(["--db", mirror, "-c", "sessions"])
+        let shown = try await ReplProcess.run(["--db", mirror, "-c", "sessions"])
         #expect(shown.standardOutput.contains("gone"), "\(shown.standardOutput)")
         let desktop = "127.0.0.1:\(simulator.port)"
-        let show = try ReplProcess.run(["--db", mirror, "-c", "show PRUNED"])
+        let show = try await ReplProcess.run(["--db", mirror, "-c", "show PRUNED"])
         #expect(show.standardOutput.hasPrefix("(25 of its events (#0–#24) are no longer on its desktop \(desktop): kept in the mirror.)"),
                 "\(show.standardOutput.prefix(200))")
-        let exported = try ReplProcess.run(["--db", mirror, "-c", "export DELETED"])
+        let exported = try await ReplProcess.run(["--db", mirror, "-c", "export DELETED"])
         #expect(exported.standardOutput.contains("- Desktop: \(desktop)\n- No longer on its desktop \(desktop) (noticed "),
                 "\(exported.standardOutput.prefix(300))")
-        let raw = try ReplProcess.run(["--db", mirror, "--mode", "json", "-c", "show PRUNED --raw"])
+        let raw = try await ReplProcess.run(["--db", mirror, "--mode", "json", "-c", "show PRUNED --raw"])
         #expect(raw.standardOutput.components(separatedBy: #""gone_from_desktop_at":"20"#).count - 1 == 25, "each gone event says when")
     }
+}
+
+/// A session of 60 events and one of 5 mirrored from a simulator of `flavor`; then the desktop
+/// drops the first's 25 oldest events and adds 4, and deletes the second, and oa-sync runs again.
+/// Returns the mirror, the simulator and that second run.
+private func pruneAndDelete(flavor: String, in directory: TemporaryDirectory) async throws
+    -> (mirror: String, simulator: SimulatorProcess, second: OASyncProcess.Outcome) {
+    let mirror = directory.path("mirror.sqlite")
+    let simulator = try SimulatorProcess(flavor: flavor, database: directory.path("\(flavor).sqlite"))
+    try await SimulatorControl.withConnection(to: simulator.url) { control in
+        try await control.append("PRUNED", (1...60).map { SimulatorControl.chunk("event \($0) ") })
+        try await control.append("DELETED", (1...5).map { SimulatorControl.chunk("doomed \($0) ") })
+    }
+    #expect(try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
+    try await SimulatorControl.withConnection(to: simulator.url) { control in
+        _ = try await control.call("prune", ["session_id": "PRUNED", "count": 25])
+        try await control.append("PRUNED", (61...64).map { SimulatorControl.chunk("event \($0) ") })
+        _ = try await control.call("delete_session", ["session_id": "DELETED"])
+    }
+    let second = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+    #expect(second.status == 0, "\(second.standardError)")
+    return (mirror, simulator, second)
 }
 
 /// Checks that the mirror holds every event of the simulator's history: each session's events with

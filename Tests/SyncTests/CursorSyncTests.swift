@@ -8,11 +8,11 @@ import Testing
 @Suite("Sync with a history-cursor bridge")
 struct CursorSyncTests {
     @Test("the first sync mirrors the history exactly, and a second one adds nothing")
-    func initialSync() throws {
+    func initialSync() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (40, 6000))
         let mirror = directory.path("mirror.sqlite")
-        let first = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--changes-page-size", "700"])
+        let first = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--changes-page-size", "700"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("6000 event(s) written"))
         try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
@@ -28,13 +28,13 @@ struct CursorSyncTests {
         #expect(status[SyncStatusKey.lastSuccessAt] != nil)
         #expect(status[SyncStatusKey.lastError] == nil)
 
-        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let second = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(second.status == 0)
         #expect(second.standardOutput.contains(" 0 event(s) written"))
     }
 
     @Test("pages left empty by rows the bridge cannot decode do not stop the catch-up")
-    func undecodableRowsInTheMiddle() throws {
+    func undecodableRowsInTheMiddle() async throws {
         let directory = try TemporaryDirectory()
         let history = directory.path("history.sqlite")
         try SimulatorProcess(flavor: "cursor", database: history, seed: (2, 100)).kill()
@@ -48,7 +48,7 @@ struct CursorSyncTests {
             """)
         let simulator = try SimulatorProcess(flavor: "cursor", database: history)
         let mirror = directory.path("mirror.sqlite")
-        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--changes-page-size", "10"])
+        let outcome = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--changes-page-size", "10"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         #expect(try store.counts().events == 105, "the 100 events before the 30 undecodable rows and the 5 after")
@@ -67,7 +67,7 @@ struct CursorSyncTests {
             #expect(done)
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
             // status tells the mirror's cursor, which live updates moved past the last catch-up.
-            let status = try ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status"}\#n"#.utf8))
+            let status = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status"}\#n"#.utf8))
             let answer = try JSONParser.parse(Array(status.standardOutput.utf8))
             let cursor: Int64? = answer["result"]?["history_cursor"]?.int64Value
             #expect(cursor == Int64(299 + 150))
@@ -172,7 +172,7 @@ struct CursorSyncTests {
             #expect(mirrored.enumerated().allSatisfy { Int64($0.offset + 1) == $0.element.seq }, "no gap and no duplicate after a kill")
             seen = Int64(mirrored.count)
         }
-        let last = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let last = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(last.status == 0, "\(last.standardError)")
         try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: history)
     }

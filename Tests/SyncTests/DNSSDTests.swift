@@ -10,12 +10,12 @@ import Testing
 })
 struct DNSSDTests {
     @Test("--discover lists an advertised simulator: its name and URL; its TXT record says proto and history_cursor")
-    func discoversAdvertisedSimulator() throws {
+    func discoversAdvertisedSimulator() async throws {
         let namespace = try AvahiNamespace()
         let simulator = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (2, 20),
                                              extraArguments: ["--advertise", "Test Desktop"], namespace: namespace)
         defer { simulator.stop() }
-        let outcome = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "1500"], namespace: namespace)
+        let outcome = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "1500"], namespace: namespace)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput == "Test Desktop\tws://127.0.0.1:\(simulator.port)/\n")
         let browsed = try runInNamespace(namespace, "/usr/bin/avahi-browse", ["-rtp", "_openagents._tcp"])
@@ -24,46 +24,65 @@ struct DNSSDTests {
     }
 
     @Test("the TXT keys proto, path and tls_sha256 make the URL and the pin printed; unknown keys are ignored")
-    func txtKeysAreHonoured() throws {
+    func txtKeysAreHonoured() async throws {
         let namespace = try AvahiNamespace()
         let pin = String(repeating: "ab", count: 32)
         let publisher = try startInNamespace(namespace, "/usr/bin/avahi-publish",
                                              ["-s", "Pinned Desktop", "_openagents._tcp", "9443", "proto=wss", "path=/bridge",
                                               "tls_sha256=\(pin.uppercased())", "colour=blue"])
         defer { stopProcess(publisher) }
-        let outcome = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
+        let outcome = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput == "Pinned Desktop\twss://127.0.0.1:9443/bridge\ttls_sha256=\(pin)\n")
     }
 
     @Test("a wss:// simulator advertises its pin: discovered with it, synced with over TLS, the pin checked and remembered")
-    func advertisedTLSBridge() throws {
+    func advertisedTLSBridge() async throws {
         let namespace = try AvahiNamespace()
         let certificate = try SecureBridgeTests.Certificate(named: "advertised", in: namespace.directory)
         let simulator = try SimulatorProcess(flavor: "cursor", database: SimulatorProcess.sampleDatabase(in: namespace.directory),
                                              extraArguments: ["--advertise", "TLS Desktop", "--tls-cert", certificate.certificate,
                                                               "--tls-key", certificate.key], namespace: namespace)
         defer { simulator.stop() }
-        let listed = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
+        let listed = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
         #expect(listed.status == 0, "\(listed.standardError)")
         #expect(listed.standardOutput == "TLS Desktop\twss://127.0.0.1:\(simulator.port)/\ttls_sha256=\(certificate.pin.hex)\n")
         let mirror = namespace.directory.path("mirror.sqlite")
-        let synced = try OASyncProcess.run(["--bridge", "dnssd:TLS Desktop", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
+        let synced = try await OASyncProcess.run(["--bridge", "dnssd:TLS Desktop", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
                                            namespace: namespace)
         #expect(synced.status == 0, "\(synced.standardError)")
         #expect(!synced.standardError.contains("on first use"), "the advertised pin was checked, not trusted on first use")
-        let status = try ReplProcess.run(["--db", mirror, "-c", "status"])
+        let status = try await ReplProcess.run(["--db", mirror, "-c", "status"])
         #expect(status.standardOutput.contains(certificate.pin.description), "the pin is remembered for dnssd:TLS Desktop")
     }
 
+    @Test("--bridge 'dnssd:*' follows every advertised bridge, each under its instance name, into one mirror")
+    func followsEveryAdvertisedBridge() async throws {
+        let namespace = try AvahiNamespace()
+        let mirror = namespace.directory.path("mirror.sqlite")
+        let work = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("work.sqlite"), seed: (3, 60),
+                                        extraArguments: ["--advertise", "Work Mac"], namespace: namespace)
+        defer { work.stop() }
+        let home = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("home.sqlite"), seed: (2, 40),
+                                        extraArguments: ["--advertise", "Home Mac", "--seed", "11"], namespace: namespace)
+        defer { home.stop() }
+        let outcome = try await OASyncProcess.run(["--bridge", "dnssd:*", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
+                                                  namespace: namespace)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("synced with Work Mac at dnssd:Work Mac"), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("synced with Home Mac at dnssd:Home Mac"), "\(outcome.standardOutput)")
+        try expectMirrorHolds(simulatorDatabase: work.databasePath, mirror: mirror)
+        try expectMirrorHolds(simulatorDatabase: home.databasePath, mirror: mirror)
+    }
+
     @Test("--bridge dnssd syncs with the only bridge found")
-    func syncsWithOnlyBridge() throws {
+    func syncsWithOnlyBridge() async throws {
         let namespace = try AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
         let simulator = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (3, 60),
                                              extraArguments: ["--advertise", "Only Desktop"], namespace: namespace)
         defer { simulator.stop() }
-        let outcome = try OASyncProcess.run(["--bridge", "dnssd", "--db", mirror, "--once", "--discover-timeout-ms", "5000"], namespace: namespace)
+        let outcome = try await OASyncProcess.run(["--bridge", "dnssd", "--db", mirror, "--once", "--discover-timeout-ms", "5000"], namespace: namespace)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
     }
@@ -100,9 +119,9 @@ struct DNSSDTests {
     }
 
     @Test("--discover without an avahi-daemon says so, naming the bus it asked, and exits 1")
-    func discoverWithoutDaemon() throws {
+    func discoverWithoutDaemon() async throws {
         let namespace = try AvahiNamespace(withAvahi: false)
-        let outcome = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "1000"], namespace: namespace)
+        let outcome = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "1000"], namespace: namespace)
         #expect(outcome.status == 1)
         #expect(outcome.standardOutput.isEmpty)
         let last = outcome.standardError.split(separator: "\n").last.map(String.init) ?? ""
@@ -111,9 +130,9 @@ struct DNSSDTests {
     }
 
     @Test("--discover with a daemon but no bridge exits 1 and says which daemon it asked")
-    func discoverNothing() throws {
+    func discoverNothing() async throws {
         let namespace = try AvahiNamespace()
-        let outcome = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "1000"], namespace: namespace)
+        let outcome = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "1000"], namespace: namespace)
         #expect(outcome.status == 1)
         let last = outcome.standardError.split(separator: "\n").last.map(String.init) ?? ""
         #expect(last == "oa-sync: no bridge (_openagents._tcp) was found by DNS-SD within 1 s (asked avahi-daemon on the D-Bus system bus at \(namespace.busAddress))",
@@ -121,7 +140,7 @@ struct DNSSDTests {
     }
 
     @Test("a stock-style advertisement (no TXT record) is found and synced with over ws://")
-    func stockAdvertisement() throws {
+    func stockAdvertisement() async throws {
         let namespace = try AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
         let history = try SimulatorProcess.sampleDatabase(in: namespace.directory)
@@ -129,12 +148,12 @@ struct DNSSDTests {
         defer { simulator.stop() }
         let publisher = try startInNamespace(namespace, "/usr/bin/avahi-publish", ["-s", "Stock Desktop", "_openagents._tcp", String(simulator.port)])
         defer { stopProcess(publisher) }
-        let synced = try OASyncProcess.run(["--bridge", "dnssd:Stock Desktop", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
+        let synced = try await OASyncProcess.run(["--bridge", "dnssd:Stock Desktop", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
                                            namespace: namespace)
         #expect(synced.status == 0, "\(synced.standardError)")
         // A stock bridge lists its 10 most recent sessions: their timelines are fetched.
         #expect(synced.standardOutput.hasPrefix("synced with dnssd:Stock Desktop (10 timeline(s) fetched)"), "\(synced.standardOutput)")
-        let listed = try OASyncProcess.run(["--discover", "--discover-timeout-ms", "1500"], namespace: namespace)
+        let listed = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "4000"], namespace: namespace)
         #expect(listed.standardOutput == "Stock Desktop\tws://127.0.0.1:\(simulator.port)/\n")
     }
 

@@ -17,14 +17,14 @@ struct HistoryMigrationTests {
         let mirror = directory.path("mirror.sqlite")
         try writeVersion8Mirror(mirror, from: simulatorDatabase, bridgeURL: simulator.url)
 
-        let first = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let first = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains(" 0 event(s) written"), "nothing fetched again: \(first.standardOutput)")
         #expect(!first.standardError.contains("started again"))
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.append("AFTER-MIGRATION", (0..<3).map { SimulatorControl.chunk("new \($0)") })
         }
-        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let second = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(second.standardOutput.contains(" 3 event(s) written"), "\(second.standardOutput)")
         try expectMirrorHolds(simulatorDatabase: simulatorDatabase, mirror: mirror)
 

@@ -1,149 +1,270 @@
-@testable import Bridge
+import Bridge
 import Foundation
 import MirrorStore
 import SyncEngine
+import Synchronization
 import TestSupport
 import Testing
 
-/// The sync engine against a bridge scripted in this process, through the `BridgeConnection`
-/// protocol: no socket, no simulator, every step under the test's control.
-@Suite("Sync engine in-process")
+/// The sync engine against desktops scripted in this process (`ScriptedDesktop`), through the
+/// `BridgeConnection` protocol: no socket, no simulator, every step under the test's control.
+@Suite("Sync engine in-process", .timeLimit(.minutes(3)))
 struct InProcessEngineTests {
     @Test("catch-up, then a live burst through a small buffer: the bound holds, nothing is lost, order is kept")
     func burstThroughSmallBuffer() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        let bridge = ScriptedBridge(notificationLimit: 8)
-        for index in 0..<2_000 { await bridge.store(session: "S\(index % 3)", text: "history \(index)") }
-        let engine = try SyncEngine(
-            mirrorPath: mirror,
-            configuration: SyncConfiguration(bridgeURL: "scripted:", changesPageSize: 300, eventsPerTransaction: 700,
-                                             outboxPollInterval: .milliseconds(20), liveBatchLimit: 64),
-            connector: ScriptedConnector(bridge: bridge)
-        )
+        let desktop = ScriptedDesktop(flavor: .cursor(version: 2), notificationLimit: 8)
+        for index in 0..<2_000 { await desktop.store(session: "S\(index % 3)", text: "history \(index)") }
+        let engine = try engine(mirror, [desktop], changesPageSize: 300, eventsPerTransaction: 700, liveBatchLimit: 64)
         let reader = try MirrorStore(path: mirror, mode: .readOnly)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
-            let caughtUp = try await eventually { try reader.historyCursor() == 2_000 }
+            let caughtUp = try await eventually(timeout: .seconds(120)) { try reader.historyCursor() == 2_000 }
             #expect(caughtUp)
 
             // A burst far larger than the buffer: each send waits while 8 are waiting.
-            var mostWaiting = 0
-            for index in 0..<5_000 {
-                let change = await bridge.store(session: "S\(index % 3)", text: "live \(index)")
-                #expect(await bridge.notifications.send(.sessionUpdate(change.notification)))
-                mostWaiting = max(mostWaiting, bridge.notifications.count)
-            }
-            #expect(mostWaiting <= 8)
+            for index in 0..<5_000 { await desktop.store(session: "S\(index % 3)", text: "live \(index)") }
 
             // A lost notification: the next one's seq shows the gap, and the engine pages over it.
-            _ = await bridge.store(session: "S0", text: "never announced")
-            let announced = await bridge.store(session: "S0", text: "announced after a gap")
-            #expect(await bridge.notifications.send(.sessionUpdate(announced.notification)))
-            let pagedOverTheGap = try await eventually { try reader.historyCursor() == 7_002 }
+            await desktop.store(session: "S0", text: "never announced", announced: false)
+            await desktop.store(session: "S0", text: "announced after a gap")
+            let pagedOverTheGap = try await eventually(timeout: .seconds(120)) { try reader.historyCursor() == 7_002 }
             #expect(pagedOverTheGap)
-            #expect(await bridge.changesAskedSince.contains(7_000))
+            #expect(await desktop.changesAskedSince.contains(7_000))
             // Indexing for search, put off during the burst, catches up once it is over.
-            let indexed = try await eventually { try reader.searchIndexedUpTo() == 7_002 }
+            let indexed = try await eventually(timeout: .seconds(120)) { try reader.searchIndexedUpTo() == 7_002 }
             #expect(indexed)
             group.cancelAll()
         }
         await engine.finish()
 
-        let mirrored = try reader.database.query(
-            "SELECT e.seq, s.session_id, e.update_json FROM events e JOIN sessions s USING (session_no) ORDER BY e.seq"
-        ) { ($0.int64(0), $0.string(1), $0.bytes(2)) }
-        let history = await bridge.history
-        #expect(mirrored.count == history.count)
-        #expect(mirrored.map(\.0) == history.map(\.seq), "each event once, in the bridge's order")
-        #expect(mirrored.map(\.1) == history.map(\.sessionID))
-        #expect(mirrored.map(\.2) == history.map(\.update.rawBytes))
+        try await expectMirrorHolds(desktop, mirror)
         #expect(try reader.search("announced").count == 2, "live events are searchable")
     }
-}
 
-/// A history-cursor bridge held in memory. The test stores events and sends their notifications.
-actor ScriptedBridge: BridgeConnection {
-    nonisolated let notifications: BoundedBuffer<BridgeNotification>
-    private(set) var history: [HistoryChange] = []
-    /// The `since` of every `history.changes` asked for.
-    private(set) var changesAskedSince: [Int64] = []
-    private var closed = false
+    @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (version 1: marked gone)", arguments: [1, 2])
+    func reinstall(version: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let desktop = ScriptedDesktop(flavor: .cursor(version: version))
+        for index in 0..<900 { await desktop.store(session: "before-\(index % 4)", text: "before \(index)") }
+        let first = try engine(mirror, [desktop])
+        _ = try await first.syncOnce()
+        await first.finish()
+        let before = await desktop.events
 
-    init(notificationLimit: Int) {
-        notifications = BoundedBuffer(elementLimit: notificationLimit)
-    }
+        await desktop.reinstall()
+        for index in 0..<120 { await desktop.store(session: "after-\(index % 2)", text: "after \(index)") }
+        let noticed = Notices()
+        let second = try engine(mirror, [desktop], observer: noticed.record)
+        let report = try await second.syncOnce()
+        await second.finish()
+        #expect(report.eventsWritten == 120)
+        #expect(noticed.startedAgain == (version == 1 ? ["scripted"] : []), "said once, for a bridge that names no history")
 
-    var capabilities: BridgeCapabilities { BridgeCapabilities(protocolVersion: "0.2.2", historyCursor: 1, pipelining: true) }
-    var closeReason: String? { closed ? "closed by the test" : nil }
-
-    /// Stores an agent message chunk with the next seq.
-    @discardableResult
-    func store(session: String, text: String) -> HistoryChange {
-        let json = #"{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"\#(text)"}}}"#
-        let seq = Int64(history.count + 1)
-        let change = HistoryChange(seq: seq, sessionID: session, ts: 1_731_000_000_000 + seq, update: SessionUpdate(rawBytes: Array(json.utf8)))
-        history.append(change)
-        return change
-    }
-
-    func historyChanges(since: Int64, limit: Int, timeout: Duration?) -> HistoryChangesPage {
-        changesAskedSince.append(since)
-        let items = Array(history.drop { $0.seq <= since }.prefix(limit))
-        return HistoryChangesPage(items: items, next: items.last?.seq ?? since, hasMore: (items.last?.seq ?? since) < history.count)
-    }
-
-    func historySessions(after cursor: String?, limit: Int) -> HistorySessionsPage {
-        let sessions = Dictionary(grouping: history, by: \.sessionID).map { id, changes in
-            HistorySession(sessionID: id, lastTS: changes.last?.ts, messageCount: Int64(changes.count), lastSeq: changes.last?.seq,
-                           title: nil, mode: nil)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.histories().count == 2)
+        #expect(try store.counts().events == 900 + 120)
+        for event in before {
+            #expect(try store.timeline(sessionID: event.sessionID).contains { $0.seq == event.seq && $0.updateJSON == event.update.rawBytes })
         }
-        return HistorySessionsPage(items: sessions.sorted { $0.sessionID < $1.sessionID }, next: nil)
+        try await expectMirrorHolds(desktop, mirror)
+        let earlier = try store.sessions().filter { $0.sessionID.hasPrefix("before-") }
+        #expect(earlier.count == 4)
+        #expect(earlier.allSatisfy { ($0.goneAt != nil) == (version == 1) })
     }
 
-    func recentSessions() -> [RecentSession] { [] }
-    func sessionTimeline(sessionID: String, limit: Int?, timeout: Duration?) -> [TimelineItem] { [] }
-    func threads(topK: Int?) -> [ThreadItem] { [] }
-
-    func newSession() throws -> String {
-        throw BridgeError.server(method: BridgeMethod.sessionNew, error: JSONRPCError(code: -32601, message: "not scripted"))
+    @Test("a desktop renamed keeps its history: identity, not the name, decides (version 2)")
+    func renamedDesktop() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let desktop = ScriptedDesktop(flavor: .cursor(version: 2))
+        for index in 0..<50 { await desktop.store(session: "S", text: "e\(index)") }
+        let first = try engine(mirror, [desktop], names: ["old name"])
+        _ = try await first.syncOnce()
+        await first.finish()
+        await desktop.store(session: "S", text: "after the rename")
+        let second = try engine(mirror, [desktop], names: ["new name"])
+        #expect(try await second.syncOnce().eventsWritten == 1)
+        await second.finish()
+        let histories = try MirrorStore(path: mirror, mode: .readOnly).histories()
+        #expect(histories.map(\.desktop) == ["new name"])
+        #expect(histories.first?.cursor == 51)
     }
 
-    func prompt(sessionID: String, text: String, clientMessageID: String?) throws -> PromptAccepted {
-        throw BridgeError.server(method: BridgeMethod.sessionPrompt, error: JSONRPCError(code: -32601, message: "not scripted"))
+    @Test("stock: a refetch never deletes what the desktop pruned or deleted; it marks it, and new events follow")
+    func stockArchive() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let desktop = ScriptedDesktop(flavor: .stock)
+        for index in 1...60 { await desktop.store(session: "PRUNED", text: "event \(index)") }
+        for index in 1...3 { await desktop.store(session: "DELETED", text: "doomed \(index)") }
+        let first = try engine(mirror, [desktop])
+        #expect(try await first.syncOnce().eventsWritten == 63)
+        await first.finish()
+
+        await desktop.prune(session: "PRUNED", oldest: 25)
+        for index in 61...64 { await desktop.store(session: "PRUNED", text: "event \(index)") }
+        await desktop.delete(session: "DELETED")
+        let second = try engine(mirror, [desktop])
+        let report = try await second.syncOnce()
+        await second.finish()
+        #expect(report.eventsWritten == 4 && report.eventsGone == 25 && report.sessionsGone == 1)
+
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let pruned = try store.timeline(sessionID: "PRUNED")
+        #expect(pruned.map(\.text) == (1...64).map { "event \($0)" })
+        #expect(pruned.filter { $0.goneAt != nil }.map(\.text) == (1...25).map { "event \($0)" })
+        #expect(try store.timeline(sessionID: "DELETED").count == 3)
+        #expect(try store.session(id: "DELETED")?.goneAt != nil)
     }
 
-    func close() {
-        closed = true
-        notifications.finish()
+    @Test("prompts: a refused one is marked failed; one whose answer is lost goes back to the queue (cursor) or waits unconfirmed (stock)",
+          arguments: [true, false])
+    func outbox(cursor: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let desktop = ScriptedDesktop(flavor: cursor ? .cursor(version: 2) : .stock)
+        await desktop.store(session: "S", text: "hello")
+        await desktop.store(session: "T", text: "hello")
+        let first = try engine(mirror, [desktop])
+        _ = try await first.syncOnce()
+        await first.finish()
+
+        let store = try MirrorStore(path: mirror)
+        try queuePrompt(store, session: "S", text: "please refuse this")
+        try queuePrompt(store, session: "T", text: "accepted")
+        await desktop.refusePrompts(containing: "refuse")
+        let second = try engine(mirror, [desktop])
+        let report = try await second.syncOnce()
+        await second.finish()
+        #expect(report.promptsFailed == 1 && report.promptsSent == 1)
+        #expect(try store.outboxItems().map(\.state) == [.failed, .sent])
+
+        try queuePrompt(store, session: "T", text: "answer lost")
+        await desktop.dropBeforeAnsweringPrompts(true)
+        let third = try engine(mirror, [desktop])
+        await #expect(throws: BridgeError.self) { try await third.syncOnce() }
+        await third.finish()
+        #expect(try store.outboxItems().last?.state == (cursor ? .queued : .unconfirmed))
+
+        await desktop.dropBeforeAnsweringPrompts(false)
+        let fourth = try engine(mirror, [desktop])
+        _ = try await fourth.syncOnce()
+        await fourth.finish()
+        #expect(try store.outboxItems().last?.state == (cursor ? .sent : .unconfirmed))
+        #expect(await desktop.prompts.filter { $0.text == "answer lost" }.count == 1, "received once, a resend de-duplicated")
     }
-}
 
-/// Hands the engine the scripted bridge on every attempt, and closes it when the attempt's scope ends.
-struct ScriptedConnector: BridgeConnector {
-    let bridge: ScriptedBridge
+    @Test("two desktops in one engine, their connections dropped while live: every event of each exactly once")
+    func twoDesktopsReconnecting() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let work = ScriptedDesktop(flavor: .cursor(version: 2))
+        let home = ScriptedDesktop(flavor: .cursor(version: 1))
+        for index in 0..<500 {
+            await work.store(session: "W\(index % 5)", text: "work \(index)")
+            await home.store(session: "H\(index % 3)", text: "home \(index)")
+        }
+        let engine = try engine(mirror, [work, home], names: ["work", "home"])
+        let reader = try MirrorStore(path: mirror, mode: .readOnly)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            let caughtUp = try await eventually(timeout: .seconds(120)) { try reader.counts().events == 1_000 }
+        #expect(caughtUp)
+            for round in 0..<6 {
+                for index in 0..<50 {
+                    await work.store(session: "W\(index % 5)", text: "work live \(round).\(index)")
+                    await home.store(session: "H\(index % 3)", text: "home live \(round).\(index)")
+                }
+                if round % 2 == 0 { await work.dropConnections() } else { await home.dropConnections() }
+            }
+            let converged = try await eventually(timeout: .seconds(120)) { try reader.counts().events == 1_600 }
+            #expect(converged)
+            group.cancelAll()
+        }
+        await engine.finish()
+        try await expectMirrorHolds(work, mirror)
+        try await expectMirrorHolds(home, mirror)
+        let opened = (await work.connectionsOpened, await home.connectionsOpened)
+        #expect(opened.0 > 1 && opened.1 > 1, "each reconnected after its drops")
+        #expect(Set(try reader.histories().map(\.desktop)) == ["work", "home"])
+    }
 
-    func withConnection<T: Sendable>(
-        isRetry: Bool,
-        pin: CertificatePin?,
-        onOpen: @Sendable () async -> Void,
-        _ body: @Sendable (any BridgeConnection) async throws -> T
-    ) async throws -> T {
-        await onOpen()
-        do {
-            let result = try await body(bridge)
-            await bridge.close()
-            return result
-        } catch {
-            await bridge.close()
-            throw error
+    @Test("a certificate is trusted on first use and remembered; another one is refused before anything is written")
+    func certificatePins() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let desktop = ScriptedDesktop(flavor: .cursor(version: 2))
+        let original = try #require(CertificatePin(parsing: String(repeating: "ab", count: 32)))
+        await desktop.present(certificate: original)
+        await desktop.store(session: "S", text: "first")
+        let noticed = Notices()
+        let first = try engine(mirror, [desktop], observer: noticed.record)
+        _ = try await first.syncOnce()
+        await first.finish()
+        #expect(noticed.trusted == [original])
+        #expect(try MirrorStore(path: mirror, mode: .readOnly).rememberedPin(forBridge: "scripted:") == original.hex)
+
+        await desktop.present(certificate: CertificatePin(parsing: String(repeating: "cd", count: 32)))
+        await desktop.store(session: "S", text: "second")
+        let second = try engine(mirror, [desktop])
+        await #expect { try await second.syncOnce() } throws: { error in
+            if case BridgeError.certificateMismatch = error { return true }
+            return false
+        }
+        await second.finish()
+        #expect(try MirrorStore(path: mirror, mode: .readOnly).counts().events == 1, "nothing of the other certificate's bridge")
+    }
+
+    // MARK: Helpers
+
+    /// An engine following `desktops`, named `names` (else `scripted`, `scripted-2`, …).
+    private func engine(_ mirror: String, _ desktops: [ScriptedDesktop], names: [String]? = nil, changesPageSize: Int = 2000,
+                        eventsPerTransaction: Int = 20_000, liveBatchLimit: Int = 4096,
+                        observer: @escaping @Sendable (String, SyncEvent) -> Void = { _, _ in }) throws -> SyncEngine {
+        let targets = desktops.enumerated().map { index, desktop in
+            BridgeTarget(
+                configuration: SyncConfiguration(
+                    bridgeURL: "scripted:", desktopName: names?[index] ?? (index == 0 ? "scripted" : "scripted-\(index + 1)"),
+                    backoff: BackoffPolicy(initial: .milliseconds(5), cap: .milliseconds(50)),
+                    changesPageSize: changesPageSize, eventsPerTransaction: eventsPerTransaction,
+                    refetchAfterQuiet: .milliseconds(50), outboxPollInterval: .milliseconds(20), liveBatchLimit: liveBatchLimit
+                ),
+                connector: ScriptedConnector(desktop: desktop)
+            )
+        }
+        return try SyncEngine(mirrorPath: mirror, bridges: targets, observer: observer)
+    }
+
+    /// Checks that the mirror holds every event the desktop has, once, with its bytes and seq, in order.
+    private func expectMirrorHolds(_ desktop: ScriptedDesktop, _ mirror: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        for (sessionID, events) in Dictionary(grouping: await desktop.events, by: \.sessionID) {
+            let mirrored = try store.timeline(sessionID: sessionID).filter { $0.origin == .server }
+            let expected = events.map { ($0.seq, $0.update.rawBytes) }
+            let mirroredPairs = mirrored.map { ($0.seq ?? -1, $0.updateJSON) }
+            #expect(mirroredPairs.count == expected.count && zip(mirroredPairs, expected).allSatisfy { $0 == $1 },
+                    "session \(sessionID): \(mirrored.count) mirrored of \(expected.count)", sourceLocation: sourceLocation)
         }
     }
 }
 
-extension HistoryChange {
-    /// The `session/update` a history-cursor bridge sends for this change.
-    var notification: SessionUpdateNotification {
-        SessionUpdateNotification(sessionID: sessionID, update: update, seq: seq, ts: ts)
+/// What the engine told its observer, for the tests to read.
+private final class Notices: Sendable {
+    private let state = Mutex<(startedAgain: [String], trusted: [CertificatePin])>(([], []))
+
+    var startedAgain: [String] { state.withLock { $0.startedAgain } }
+    var trusted: [CertificatePin] { state.withLock { $0.trusted } }
+
+    func record(_ desktop: String, _ event: SyncEvent) {
+        state.withLock {
+            switch event {
+            case .historyStartedAgain: $0.startedAgain.append(desktop)
+            case .certificateTrusted(let pin): $0.trusted.append(pin)
+            default: break
+            }
+        }
     }
 }

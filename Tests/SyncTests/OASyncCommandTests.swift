@@ -7,9 +7,9 @@ import Testing
 @Suite("oa-sync, the program", .timeLimit(.minutes(2)))
 struct OASyncCommandTests {
     @Test("an unreachable bridge fails --once with exit 1 and a one-line reason")
-    func unreachable() throws {
+    func unreachable() async throws {
         let directory = try TemporaryDirectory()
-        let outcome = try OASyncProcess.run(["--bridge", "ws://127.0.0.1:9", "--db", directory.path("m.sqlite"), "--once", "--quiet"])
+        let outcome = try await OASyncProcess.run(["--bridge", "ws://127.0.0.1:9", "--db", directory.path("m.sqlite"), "--once", "--quiet"])
         #expect(outcome.status == 1)
         let lines = outcome.standardError.split(separator: "\n")
         #expect(lines.last == "oa-sync: cannot connect to ws://127.0.0.1:9: connection refused")
@@ -17,11 +17,11 @@ struct OASyncCommandTests {
     }
 
     @Test("a file that is not a mirror fails with exit 1: what is wrong, then the option that fixes it")
-    func notAMirror() throws {
+    func notAMirror() async throws {
         let directory = try TemporaryDirectory()
         let notes = directory.path("notes.txt")
         try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: notes))
-        let outcome = try OASyncProcess.run(["--bridge", "ws://127.0.0.1:9", "--db", notes, "--once", "--quiet"])
+        let outcome = try await OASyncProcess.run(["--bridge", "ws://127.0.0.1:9", "--db", notes, "--once", "--quiet"])
         #expect(outcome.status == 1)
         let last = outcome.standardError.split(separator: "\n").last.map(String.init) ?? ""
         #expect(last.hasPrefix("oa-sync: cannot open the mirror: \(notes) is not a SQLite database"), "\(last)")
@@ -70,55 +70,55 @@ struct OASyncCommandTests {
         let mirror = directory.path("mirror.sqlite")
         let first = try OASyncProcess(bridge: simulator.url, database: mirror)
         try await first.waitForState("live")
-        let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let second = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(second.status == 3)
         #expect(second.standardError.contains("another oa-sync (pid"))
         #expect(try MirrorStore(path: mirror, mode: .readOnly).counts().events == 299)
         #expect(first.terminate() == 0, "SIGTERM: finish and exit 0")
-        let third = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let third = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(third.status == 0, "the lock went with the process")
     }
 
     @Test("the mirror defaults to $OA_DB, then $XDG_DATA_HOME/openagents/mirror.sqlite (mode 0600); the bridge to $OA_BRIDGE")
-    func defaults() throws {
+    func defaults() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let xdg = directory.path("xdg")
-        let byXDG = try OASyncProcess.run(["--once"], environment: ["XDG_DATA_HOME": xdg, "OA_BRIDGE": simulator.url, "OA_DB": ""])
+        let byXDG = try await OASyncProcess.run(["--once"], environment: ["XDG_DATA_HOME": xdg, "OA_BRIDGE": simulator.url, "OA_DB": ""])
         #expect(byXDG.status == 0, "\(byXDG.standardError)")
         let path = xdg + "/openagents/mirror.sqlite"
         #expect(try MirrorStore(path: path, mode: .readOnly).counts().events == 299)
         let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600)
-        let byEnvironment = try OASyncProcess.run(["--once"], environment: ["OA_DB": directory.path("env.sqlite"), "OA_BRIDGE": simulator.url])
+        let byEnvironment = try await OASyncProcess.run(["--once"], environment: ["OA_DB": directory.path("env.sqlite"), "OA_BRIDGE": simulator.url])
         #expect(byEnvironment.status == 0)
         #expect(FileManager.default.fileExists(atPath: directory.path("env.sqlite")))
     }
 
     @Test("bad usage exits 64 with the reason")
-    func usage() throws {
-        let outcome = try OASyncProcess.run(["--quiet", "--verbose"])
+    func usage() async throws {
+        let outcome = try await OASyncProcess.run(["--quiet", "--verbose"])
         #expect(outcome.status == 64)
         #expect(outcome.standardError.contains("--quiet and --verbose cannot be used together"))
         for url in ["http://127.0.0.1:9099", "127.0.0.1:9099", "ws://", "WS://127.0.0.1:9099", "ws://::1:9099", "ws://[::1]:9099",
                     "ws://user@127.0.0.1:9099", "ws://127.0.0.1:99999", "ws://127.0.0.1:0"] {
-            let bad = try OASyncProcess.run(["--bridge", url, "--once"])
+            let bad = try await OASyncProcess.run(["--bridge", url, "--once"])
             #expect(bad.status == 64, "\(url)")
             #expect(bad.standardError.contains("\(url) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT "
                 + "(HOST a name or an IPv4 address), dnssd, dnssd:NAME or dnssd:*, optionally after NAME="), "\(bad.standardError)")
         }
-        let twoNames = try OASyncProcess.run(["--bridge", "a=ws://127.0.0.1:1", "--bridge", "a=ws://127.0.0.1:2", "--once"])
+        let twoNames = try await OASyncProcess.run(["--bridge", "a=ws://127.0.0.1:1", "--bridge", "a=ws://127.0.0.1:2", "--once"])
         #expect(twoNames.status == 64 && twoNames.standardError.contains("two bridges have the same desktop name"), "\(twoNames.standardError)")
-        let nameWithSeveral = try OASyncProcess.run(["--bridge", "ws://127.0.0.1:1", "--bridge", "ws://127.0.0.1:2", "--name", "x", "--once"])
+        let nameWithSeveral = try await OASyncProcess.run(["--bridge", "ws://127.0.0.1:1", "--bridge", "ws://127.0.0.1:2", "--name", "x", "--once"])
         #expect(nameWithSeveral.status == 64 && nameWithSeveral.standardError.contains("--name names the one bridge"))
         for name in ["", "two\nlines"] {
-            #expect(try OASyncProcess.run(["--name", name, "--once"]).status == 64)
+            #expect(try await OASyncProcess.run(["--name", name, "--once"]).status == 64)
         }
-        let badPin = try OASyncProcess.run(["--tls-pin", "sha256:abcd", "--once"])
+        let badPin = try await OASyncProcess.run(["--tls-pin", "sha256:abcd", "--once"])
         #expect(badPin.status == 64)
         #expect(badPin.standardError.contains("64 hex digits in any case, with or without colons, optionally after sha256:"),
                 "\(badPin.standardError)")
-        let fromEnvironment = try OASyncProcess.run(["--once"], environment: ["OA_BRIDGE": "localhost:9099"])
+        let fromEnvironment = try await OASyncProcess.run(["--once"], environment: ["OA_BRIDGE": "localhost:9099"])
         #expect(fromEnvironment.status == 64)
     }
 }

@@ -8,10 +8,10 @@ import Testing
 @Suite("Outbox delivery", .timeLimit(.minutes(3)))
 struct OutboxSyncTests {
     /// Mirrors the sample history once, so that prompts have sessions to go to.
-    func mirroredSample(_ flavor: String, in directory: TemporaryDirectory) throws -> (SimulatorProcess, String) {
+    func mirroredSample(_ flavor: String, in directory: TemporaryDirectory) async throws -> (SimulatorProcess, String) {
         let simulator = try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
-        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let outcome = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         return (simulator, mirror)
     }
@@ -26,7 +26,7 @@ struct OutboxSyncTests {
     @Test("1,000 prompts queued offline are delivered once each, in order per session, even over dropped connections")
     func thousandPrompts() async throws {
         let directory = try TemporaryDirectory()
-        let (simulator, mirror) = try mirroredSample("cursor", in: directory)
+        let (simulator, mirror) = await try mirroredSample("cursor", in: directory)
         let sessions = try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 3).map(\.sessionID)
         do {
             let store = try MirrorStore(path: mirror)
@@ -57,7 +57,7 @@ struct OutboxSyncTests {
     @Test("on a stock bridge, prompts whose answer was lost are shown unconfirmed, none lost silently")
     func stockDroppedAnswers() async throws {
         let directory = try TemporaryDirectory()
-        let (simulator, mirror) = try mirroredSample("stock", in: directory)
+        let (simulator, mirror) = await try mirroredSample("stock", in: directory)
         let session = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
         do {
             let store = try MirrorStore(path: mirror)
@@ -93,14 +93,14 @@ struct OutboxSyncTests {
     @Test("a refused prompt is marked failed with the bridge's message, and holds back its session")
     func refusedPrompt() async throws {
         let directory = try TemporaryDirectory()
-        let (simulator, mirror) = try mirroredSample("stock", in: directory)
+        let (simulator, mirror) = await try mirroredSample("stock", in: directory)
         let session = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
         do {
             let store = try MirrorStore(path: mirror)
             try store.enqueuePrompt(sessionID: session, text: "", clientMessageID: "empty")
             try queuePrompt(store, session: session, text: "after the empty one")
         }
-        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let outcome = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(outcome.status == 4, "prompts not delivered are reported by the exit code")
         #expect(outcome.standardError.contains("1 prompt(s) refused"))
         let items = try MirrorStore(path: mirror, mode: .readOnly).outboxItems()
@@ -111,13 +111,13 @@ struct OutboxSyncTests {
     @Test("a prompt for a session made offline creates the session, then goes to it")
     func sessionMadeOffline() async throws {
         let directory = try TemporaryDirectory()
-        let (simulator, mirror) = try mirroredSample("cursor", in: directory)
+        let (simulator, mirror) = await try mirroredSample("cursor", in: directory)
         do {
             let store = try MirrorStore(path: mirror)
             try store.createLocalSession(id: "local-new-1")
             try queuePrompt(store, session: "local-new-1", text: "start something new")
         }
-        let outcome = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let outcome = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let received = try await receivedPrompts(simulator)
         let newSession = try #require(received.first?.session)

@@ -57,14 +57,14 @@ struct SecureBridgeTests {
         let bridge = try simulator(history, certificate: first)
         #expect(bridge.url.hasPrefix("wss://127.0.0.1:"))
         #expect(bridge.readyLine.contains(first.pin.description), "the simulator shows its pin")
-        let trusted = try OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once"])
+        let trusted = try await OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once"])
         #expect(trusted.status == 0, "\(trusted.standardError)")
         #expect(trusted.standardError.contains("trusting \(bridge.url) on first use"))
         #expect(trusted.standardError.contains(first.pin.description))
         let before = try mirrored(mirror)
         #expect(before.events == 299)
         #expect(before.pin == first.pin.hex)
-        let status = try ReplProcess.run(["--db", mirror, "-c", "status"])
+        let status = try await ReplProcess.run(["--db", mirror, "-c", "status"])
         #expect(status.standardOutput.contains(first.pin.description), "status shows the pin in force")
 
         // The same bridge (same URL) with another certificate: refused before anything is sent.
@@ -72,7 +72,7 @@ struct SecureBridgeTests {
         bridge.stop()
         let impostor = try simulator(history, certificate: second, port: port)
         _ = try await impostorAppends(impostor)
-        let refused = try OASyncProcess.run(["--bridge", impostor.url, "--db", mirror, "--once"])
+        let refused = try await OASyncProcess.run(["--bridge", impostor.url, "--db", mirror, "--once"])
         #expect(refused.status == 5, "\(refused.standardError)")
         #expect(refused.standardError.contains(first.pin.description) && refused.standardError.contains(second.pin.description),
                 "both fingerprints are shown: \(refused.standardError)")
@@ -81,11 +81,11 @@ struct SecureBridgeTests {
         #expect(after.events == before.events && after.pin == first.pin.hex, "the mirror is unchanged")
 
         // Accepted deliberately (the colon form, as openssl prints it), then remembered.
-        let accepted = try OASyncProcess.run(["--bridge", impostor.url, "--db", mirror, "--once", "--tls-pin", "sha256:\(second.pin)"])
+        let accepted = try await OASyncProcess.run(["--bridge", impostor.url, "--db", mirror, "--once", "--tls-pin", "sha256:\(second.pin)"])
         #expect(accepted.status == 0, "\(accepted.standardError)")
         #expect(try mirrored(mirror).pin == second.pin.hex)
         #expect(try mirrored(mirror).events == 300)
-        let again = try OASyncProcess.run(["--bridge", impostor.url, "--db", mirror, "--once"])
+        let again = try await OASyncProcess.run(["--bridge", impostor.url, "--db", mirror, "--once"])
         #expect(again.status == 0, "\(again.standardError)")
         #expect(!again.standardError.contains("on first use"))
     }
@@ -98,38 +98,38 @@ struct SecureBridgeTests {
     }
 
     @Test("a token required, refused, accepted; never in logs, the mirror or status")
-    func tokens() throws {
+    func tokens() async throws {
         let directory = try TemporaryDirectory()
         let history = try SimulatorProcess.sampleDatabase(in: directory)
         let mirror = directory.path("mirror.sqlite")
         let secret = "s3cret-\(UUID().uuidString)"
         let bridge = try simulator(history, token: secret)
 
-        let missing = try OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once"])
+        let missing = try await OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once"])
         #expect(missing.status == 6, "\(missing.standardError)")
         #expect(missing.standardError.contains("needs a token"))
 
         let tokenFile = directory.path("token")
         #expect(FileManager.default.createFile(atPath: tokenFile, contents: Data("wrong-token\n".utf8),
                                                attributes: [.posixPermissions: 0o644]))
-        let open = try OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once", "--token-file", tokenFile])
+        let open = try await OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once", "--token-file", tokenFile])
         #expect(open.status == 1)
         #expect(open.standardError.contains("may be read by others"), "\(open.standardError)")
 
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
-        let wrong = try OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once", "--token-file", tokenFile])
+        let wrong = try await OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once", "--token-file", tokenFile])
         #expect(wrong.status == 6, "\(wrong.standardError)")
         #expect(wrong.standardError.contains("refused the token"))
 
         try Data("\(secret)\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
-        let accepted = try OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once", "--verbose", "--log-format", "json"],
+        let accepted = try await OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once", "--verbose", "--log-format", "json"],
                                              environment: ["OA_TOKEN_FILE": tokenFile])
         #expect(accepted.status == 0, "\(accepted.standardError)")
-        let fromEnvironment = try OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once", "--verbose"],
+        let fromEnvironment = try await OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once", "--verbose"],
                                                     environment: ["OA_TOKEN": secret])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.standardError)")
 
-        let status = try ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#.utf8 + [0x0A]))
+        let status = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#.utf8 + [0x0A]))
         var mirrorBytes = Data()
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: mirror + suffix) {
             mirrorBytes += try Data(contentsOf: URL(fileURLWithPath: mirror + suffix))

@@ -45,15 +45,25 @@ struct SeveralDesktopsTests {
         try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
         try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
 
-        let status = try ReplProcess.run(["--db", mirror, "--jsonl"],
+        let status = try await ReplProcess.run(["--db", mirror, "--jsonl"],
                                          input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#.utf8))
         let desktops = try JSONParser.parse(Array(status.standardOutput.utf8))["result"]?["desktops"]?.arrayValue ?? []
         #expect(Set(desktops.compactMap { $0["desktop"]?.stringValue }) == ["work", "home"])
         #expect(desktops.allSatisfy { $0["last_sync"]?.stringValue != nil }, "\(status.standardOutput)")
-        let homeOnly = try ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(
+        let homeOnly = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(
             #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"desktop":"home","limit":100}}"#.utf8))
         let homeSessions = try JSONParser.parse(Array(homeOnly.standardOutput.utf8))["result"]?.arrayValue ?? []
         #expect(homeSessions.count == 5 && homeSessions.allSatisfy { $0["desktop"]?.stringValue == "home" })
+
+        // Following one desktop: its events, every one, and none of the other's.
+        let followed = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(
+            #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"desktop":"home","until_idle_ms":300}}"#.utf8))
+        let appended = followed.standardOutput.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
+            .filter { $0["method"]?.stringValue == "events.appended" }
+            .flatMap { $0["params"]?["events"]?.arrayValue ?? [] }
+        let homeIDs = Set(homeSessions.compactMap { $0["session_id"]?.stringValue })
+        #expect(appended.count == (try simulatorHistory(directory.path("home.sqlite")).count), "\(followed.standardError)")
+        #expect(appended.allSatisfy { homeIDs.contains($0["session_id"]?.stringValue ?? "") })
     }
 
     @Test("two bridges in one oa-sync, connections dropped every few frames and oa-sync killed at random points: nothing lost, nothing twice")
@@ -90,7 +100,7 @@ struct SeveralDesktopsTests {
                 _ = try await control.call("close_after_frames", ["frames": .null])
             }
         }
-        let last = try OASyncProcess.run(bridges + ["--db", mirror, "--once"])
+        let last = try await OASyncProcess.run(bridges + ["--db", mirror, "--once"])
         #expect(last.status == 0, "\(last.standardError)")
         try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
         try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
@@ -105,7 +115,7 @@ struct SeveralDesktopsTests {
         let mirror = directory.path("mirror.sqlite")
         let stock = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         let cursor = try SimulatorProcess(flavor: "cursor", database: directory.path("cursor.sqlite"), seed: (3, 300))
-        let once = try OASyncProcess.run(["--bridge", "mac=\(stock.url)", "--bridge", "linux=\(cursor.url)", "--db", mirror, "--once"])
+        let once = try await OASyncProcess.run(["--bridge", "mac=\(stock.url)", "--bridge", "linux=\(cursor.url)", "--db", mirror, "--once"])
         #expect(once.status == 0, "\(once.standardError)")
         #expect(once.standardOutput.contains("synced with mac at \(stock.url)"), "\(once.standardOutput)")
         #expect(once.standardOutput.contains("synced with linux at \(cursor.url)"), "\(once.standardOutput)")
@@ -115,12 +125,12 @@ struct SeveralDesktopsTests {
         let linuxSession = try #require(try store.sessions(limit: 1, desktop: "linux").first)
         try queuePrompt(store, session: macSession.sessionID, text: "for the mac")
         try queuePrompt(store, session: linuxSession.sessionID, text: "for linux")
-        let refused = try ReplProcess.run(["--db", mirror, "-c", "prompt new hello"])
+        let refused = try await ReplProcess.run(["--db", mirror, "-c", "prompt new hello"])
         #expect(refused.status != 0 && refused.standardError.contains("several desktops"), "\(refused.standardError)")
-        let queued = try ReplProcess.run(["--db", mirror, "-c", "prompt new --desktop linux a new session on linux"])
+        let queued = try await ReplProcess.run(["--db", mirror, "-c", "prompt new --desktop linux a new session on linux"])
         #expect(queued.status == 0, "\(queued.standardError)")
 
-        let second = try OASyncProcess.run(["--bridge", "mac=\(stock.url)", "--bridge", "linux=\(cursor.url)", "--db", mirror, "--once"])
+        let second = try await OASyncProcess.run(["--bridge", "mac=\(stock.url)", "--bridge", "linux=\(cursor.url)", "--db", mirror, "--once"])
         #expect(second.status == 0, "\(second.standardError)")
         let macPrompts = try await prompts(at: stock.url)
         let linuxPrompts = try await prompts(at: cursor.url)

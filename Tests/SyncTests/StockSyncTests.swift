@@ -14,7 +14,7 @@ struct StockSyncTests {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
-        let first = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+        let first = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("10 timeline(s) fetched"))
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
@@ -24,7 +24,7 @@ struct StockSyncTests {
             }
             // One session holds rows the bridge cannot decode: its count never matches, and that must
             // not make every sync fetch it again.
-            let second = try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
+            let second = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
             #expect(second.status == 0)
             #expect(second.standardOutput.contains("0 timeline(s) fetched"))
         }
@@ -35,7 +35,7 @@ struct StockSyncTests {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
-        #expect(try OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
+        #expect(try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
         let sessionID = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
         do {
             let store = try MirrorStore(path: mirror)

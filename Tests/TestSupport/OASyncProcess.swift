@@ -12,15 +12,15 @@ public final class OASyncProcess {
     /// What a finished run printed and returned.
     public typealias Outcome = ProgramRun.Outcome
 
-    /// Runs `oa-sync ARGUMENTS` to the end (inside `namespace`, if given), for at most `timeout`
-    /// (`ProgramRun.run`).
+    /// Runs `oa-sync ARGUMENTS` to the end (inside `namespace`, if given), for at most `timeout`,
+    /// waiting off the cooperative pool (`ProgramRun.runOffPool`): tests in process share it.
     public static func run(_ arguments: [String], environment: [String: String] = [:], namespace: AvahiNamespace? = nil,
-                           timeout: Duration = .seconds(300)) throws -> Outcome {
+                           timeout: Duration = .seconds(300)) async throws -> Outcome {
         // A loaded test machine can be slow to answer; the tests are not about that.
         let arguments = arguments + (arguments.contains("--handshake-timeout-ms") ? [] : ["--handshake-timeout-ms", "20000"])
         let executable = BuildProducts.executable("oa-sync")
         let command = namespace?.wrap(executable, arguments) ?? (executable: executable, arguments: arguments)
-        return try ProgramRun.run(command.executable, command.arguments, environment: environment, timeout: timeout)
+        return try await ProgramRun.runOffPool(command.executable, command.arguments, environment: environment, timeout: timeout)
     }
 
     /// Starts `oa-sync` in the background with JSON log lines on standard error, which

@@ -1,9 +1,10 @@
 import Foundation
 
-/// The real `oa-repl` binary, run to the end with some standard input.
+/// The real `oa-repl` binary, run to the end with some standard input, waited for off the
+/// cooperative pool (`ProgramRun.runOffPool`).
 public enum ReplProcess {
-    public static func run(_ arguments: [String], input: Data = Data(), environment: [String: String] = [:]) throws -> ProgramRun.Outcome {
-        try ProgramRun.run(BuildProducts.executable("oa-repl"), arguments, input: input, environment: environment)
+    public static func run(_ arguments: [String], input: Data = Data(), environment: [String: String] = [:]) async throws -> ProgramRun.Outcome {
+        try await ProgramRun.runOffPool(BuildProducts.executable("oa-repl"), arguments, input: input, environment: environment)
     }
 }
 

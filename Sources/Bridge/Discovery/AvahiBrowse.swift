@@ -12,9 +12,10 @@ final class AvahiBrowse {
     enum StopCondition {
         /// Not before the deadline: see everything that answers in time.
         case deadline
-        /// Once Avahi said it has nothing more for now and every instance seen is resolved, if any was.
+        /// Once Avahi said it has nothing more for now and every instance seen is resolved to an
+        /// IPv4 address, if any was (an IPv6 one alone is not dialled: it waits for the deadline).
         case allResolved
-        /// Once the named instance resolved to an IPv4 address (or to any address, once all is resolved).
+        /// Once the named instance resolved to an IPv4 address (at the deadline, any address found).
         case instance(String)
     }
 
@@ -72,10 +73,11 @@ final class AvahiBrowse {
         case .deadline:
             return false
         case .allResolved:
+            // An IPv6 literal is not dialled: an instance found only at one so far is waited for.
             return allForNow && pendingResolvers == 0 && !resolved.isEmpty
+                && browsedNames.allSatisfy { name in resolved.contains { $0.instanceName == name && !$0.isIPv6 } }
         case .instance(let name):
-            let matching = resolved.filter { $0.instanceName == name }
-            return matching.contains { !$0.isIPv6 } || (!matching.isEmpty && allForNow && pendingResolvers == 0)
+            return resolved.contains { $0.instanceName == name && !$0.isIPv6 }
         }
     }
 
@@ -103,9 +105,14 @@ final class AvahiBrowse {
             let instance = String(cString: name)
             if !session.browsedNames.contains(instance) { session.browsedNames.append(instance) }
             let client = avahi_service_browser_get_client(browser)
-            if avahi_service_resolver_new(client, interface, proto, name, type, domain, AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiLookupFlags(0),
-                                          resolverCallback, userData) != nil {
-                session.pendingResolvers += 1
+            // The host's IPv4 address, asked for as such (the one dialled), and whatever address
+            // it has (an IPv6-only bridge is listed too): an instance announced over IPv6 may
+            // otherwise resolve to its IPv6 address alone.
+            for addressProtocol in [AVAHI_PROTO_INET, AVAHI_PROTO_UNSPEC] {
+                if avahi_service_resolver_new(client, interface, proto, name, type, domain, AvahiProtocol(addressProtocol), AvahiLookupFlags(0),
+                                              resolverCallback, userData) != nil {
+                    session.pendingResolvers += 1
+                }
             }
         case AVAHI_BROWSER_REMOVE:
             guard let name else { return }

@@ -33,7 +33,7 @@ public enum EventFeed {
         var lastNews = clock.now
         while !Task.isCancelled {
             let seen = signal.generation
-            if let (page, version) = try await reader.page(after: position, sessionKey: request.sessionKey,
+            if let (page, version) = try await reader.page(after: position, sessionKey: request.sessionKey, desktop: request.desktop,
                                                          limit: pageLimit, unchangedSince: readVersion) {
                 position = page.position
                 readVersion = page.isPartial ? nil : version

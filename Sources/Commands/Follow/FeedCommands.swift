@@ -21,6 +21,7 @@ enum FeedCommands {
             CommandParameter("after", .stringOrInteger, flag: "from", value: "start|now|ID",
                              "start (default: everything mirrored), now (only what comes next), or an event id to go on after"),
             CommandParameter("until_idle_ms", .integer, "end after this many ms without a new event (default: never)"),
+            CommandParameter("desktop", .string, value: "NAME", "without a session: only the sessions of the desktop of this name"),
         ],
         example: "follow 5f0c --from now"
     ) { arguments, context in
@@ -31,6 +32,8 @@ enum FeedCommands {
             Duration.milliseconds(try arguments.integer("until_idle_ms", default: 0, range: 0...Int(Int32.max)))
         }
         let start = try startPosition(arguments.values["after"], context: context)
+        let desktop = try arguments.string("desktop")
+        if desktop != nil && session != nil { throw CommandError.badArguments("desktop goes without a session: a session has one desktop") }
         let sessionKey = try session.map { session throws(CommandError) in
             guard let key = try storeCall({ try context.store().sessionKey(of: session.sessionID) }) else {
                 throw CommandError.unknownSession(session.sessionID)
@@ -40,8 +43,9 @@ enum FeedCommands {
         var result = CommandResult(json: [
             "after": .number(start.eventID),
             "session_id": session.map { .string($0.sessionID) } ?? .null,
+            "desktop": desktop.map(JSONValue.string) ?? .null,
         ])
-        result.feed = .start(FeedRequest(sessionKey: sessionKey, sessionID: session?.sessionID, start: start, idleLimit: idle))
+        result.feed = .start(FeedRequest(sessionKey: sessionKey, sessionID: session?.sessionID, desktop: desktop, start: start, idleLimit: idle))
         return result
     }
 

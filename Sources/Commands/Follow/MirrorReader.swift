@@ -26,14 +26,15 @@ public actor MirrorReader {
     /// - Returns: the page and the data version it was read at.
     /// - Throws: `CommandError.store` when the file at the path is no longer the one opened (the
     ///   mirror was removed, or replaced by another).
-    public func page(after position: FeedPosition, sessionKey: Int64?, limit: Int, unchangedSince: Int64?) throws -> (FeedPage, Int64)? {
+    public func page(after position: FeedPosition, sessionKey: Int64?, desktop: String? = nil, limit: Int,
+                     unchangedSince: Int64?) throws -> (FeedPage, Int64)? {
         guard let store = try openedStore() else { return nil }
         if let openedFile, Self.identity(of: mirrorPath).map({ $0 != openedFile }) ?? true {
             throw CommandError.store("\(mirrorPath) was removed or replaced while being followed (follow it again)")
         }
         let version = try store.dataVersion()
         if let unchangedSince, unchangedSince == version { return nil }
-        return (try store.feed(after: position, sessionKey: sessionKey, limit: limit), version)
+        return (try store.feed(after: position, sessionKey: sessionKey, desktop: desktop, limit: limit), version)
     }
 
     /// The position after everything committed so far (`.start` while there is no mirror).

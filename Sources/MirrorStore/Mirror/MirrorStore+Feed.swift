@@ -29,8 +29,11 @@ extension MirrorStore {
     /// events and `limit` changes, and events of about `byteLimit` bytes (at least one): a
     /// follower holds one page at a time, however large the events.
     ///
-    /// - Parameter sessionKey: only this session's (from `sessionKey(of:)`); nil: every session's.
-    public func feed(after position: FeedPosition, sessionKey: Int64?, limit: Int, byteLimit: Int = 4 << 20) throws -> FeedPage {
+    /// - Parameters:
+    ///   - sessionKey: only this session's (from `sessionKey(of:)`); nil: every session's.
+    ///   - desktop: only the sessions of the desktop of this name; nil: every desktop's.
+    public func feed(after position: FeedPosition, sessionKey: Int64?, desktop: String? = nil, limit: Int,
+                     byteLimit: Int = 4 << 20) throws -> FeedPage {
         try read {
             let lastEventID = try handedOutEventID()
             let snapshotChangeID = try latestChangeID()
@@ -53,14 +56,22 @@ extension MirrorStore {
             var horizon = changes.count == limit ? min(lastEventID, changes.last?.afterEventID ?? lastEventID) : lastEventID
             horizon = max(horizon, position.eventID)
             let sessionFilter = try sessionFilter(sessionKey, idRange: horizon - position.eventID)
+            let desktopFilter = desktop == nil ? "" : "AND s.history_no IN (SELECT history_no FROM histories WHERE desktop = ?5)"
+            let desktopSessions = try desktop.map { desktop in
+                Set(try database.query(
+                    "SELECT s.session_no FROM sessions s JOIN histories h USING (history_no) WHERE h.desktop = ?", [desktop]
+                ) { $0.int64(0) })
+            }
             let statement = try database.cachedStatement(
                 """
                 SELECT \(Self.eventColumns) FROM \(Self.eventsWithSessions)
-                WHERE e.event_id > ?1 AND e.event_id <= ?2 \(sessionFilter) ORDER BY e.event_id LIMIT ?4
+                WHERE e.event_id > ?1 AND e.event_id <= ?2 \(sessionFilter) \(desktopFilter) ORDER BY e.event_id LIMIT ?4
                 """
             )
             defer { statement.reset() }
-            try statement.bind([position.eventID, horizon, sessionKey, limit])
+            var parameters: [any DatabaseValueConvertible] = [position.eventID, horizon, sessionKey, limit]
+            if let desktop { parameters.append(desktop) }
+            try statement.bind(parameters)
             var events: [TimelineEvent] = []
             var bytes = 0
             while events.count < limit, bytes < byteLimit, try statement.step() {
@@ -80,7 +91,9 @@ extension MirrorStore {
                     items.append(.appended(events[nextEvent]))
                     nextEvent += 1
                 }
-                guard sessionKey == nil || change.sessionNo == sessionKey, let item = change.item(givenBefore: position) else { continue }
+                guard sessionKey == nil || change.sessionNo == sessionKey,
+                      desktopSessions.map({ sessions in change.sessionNo.map(sessions.contains) ?? false }) ?? true,
+                      let item = change.item(givenBefore: position) else { continue }
                 items.append(item)
             }
             items.append(contentsOf: events[nextEvent...].map(FeedItem.appended))

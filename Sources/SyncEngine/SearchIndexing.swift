@@ -1,0 +1,90 @@
+import MirrorStore
+
+/// When the mirror's full-text index is fed, in one place: the engine's one policy for it.
+///
+/// - A history-cursor catch-up indexes with each of its transactions (the text is at hand: the
+///   index grows beside the rows instead of in a long pass at the end), and live commits wait
+///   while any catch-up runs.
+/// - Live updates are indexed with their commit, except during a burst (more were already waiting
+///   when the batch was taken, or the batch was large) and for `burstSettlingTime` after it:
+///   indexing then waits until the burst is absorbed, and follows in bounded steps (the next
+///   commits and the live loop's idle ticks), so that a burst is absorbed at the speed of its rows
+///   alone and no commit after it waits long.
+/// - After many events were indexed in steps, the index is merged once, by the step that finds
+///   nothing left.
+///
+/// Owned by the engine and touched on its thread only, like the store it configures.
+final class SearchIndexing {
+    private let store: MirrorStore
+    /// Events indexed in steps since the index was last merged.
+    private var indexedSinceMerge = 0
+    /// History-cursor catch-ups running now.
+    private var catchUpsRunning = 0
+    /// When the last live batch that was part of a burst was taken.
+    private var lastBurstBatchAt: ContinuousClock.Instant?
+
+    init(store: MirrorStore) {
+        self.store = store
+    }
+
+    /// A history-cursor catch-up begins.
+    func catchUpStarted() {
+        catchUpsRunning += 1
+    }
+
+    /// A catch-up ended, having written `written` events (indexed in its transactions, or put off).
+    func catchUpEnded(written: Int) {
+        catchUpsRunning -= 1
+        indexedSinceMerge += written
+    }
+
+    /// Before a catch-up's commit: it indexes its own events (and live ones put off meanwhile),
+    /// unless it pages over a gap during a burst, which leaves indexing to after the burst.
+    func prepareCatchUpCommit() {
+        store.defersSearchIndexing = burstIsRecent()
+    }
+
+    /// Before a live batch's commit: notes a burst, and puts indexing off during one.
+    func prepareLiveCommit(moreWaiting: Bool, batchSize: Int) {
+        let now = ContinuousClock.now
+        if moreWaiting || batchSize >= Self.burstBatchSize { lastBurstBatchAt = now }
+        store.defersSearchIndexing = catchUpsRunning > 0 || burstIsRecent(at: now)
+    }
+
+    /// On the live loop's tick: with nothing waiting, no catch-up and no burst lately, what was
+    /// put off goes on, a step a tick.
+    func tick(notificationsWaiting: Int) throws {
+        guard catchUpsRunning == 0 && notificationsWaiting == 0 && !burstIsRecent() else { return }
+        store.defersSearchIndexing = false
+        try step()
+    }
+
+    /// Indexes the next step of events still to index (`searchIndexingPerWrite`); once none is
+    /// left after many were indexed this way, merges the index. Returns the event ids covered.
+    @discardableResult
+    func step() throws -> Int {
+        let covered = try store.indexPendingSearchText(atMost: MirrorStore.searchIndexingPerWrite)
+        indexedSinceMerge += covered
+        if covered < MirrorStore.searchIndexingPerWrite && indexedSinceMerge >= Self.mergeAfterIndexing {
+            try store.mergeSearchIndex()
+            indexedSinceMerge = 0
+        }
+        return covered
+    }
+
+    /// Whether a burst's last batch was taken within `burstSettlingTime`.
+    func burstIsRecent(at now: ContinuousClock.Instant = .now) -> Bool {
+        guard let lastBurstBatchAt else { return false }
+        return now - lastBurstBatchAt < Self.burstSettlingTime
+    }
+
+    /// Events indexed in steps after which the search index is merged.
+    static let mergeAfterIndexing = 10_000
+
+    /// A live batch at least this large is part of a burst.
+    static let burstBatchSize = 256
+
+    /// How long after a burst's last batch search indexing still waits (a burst on a busy machine
+    /// comes in waves: the writer may find nothing waiting for a moment).
+    static let burstSettlingTime = Duration.seconds(1)
+}
