@@ -26,6 +26,9 @@ final class BridgeLink {
     var seqlessUpdateLogged = false
     /// Whether a gap in live updates was logged at info level on this connection.
     var gapLogged = false
+    /// When the bridge's whole list of sessions was last read (for metadata, and for what the
+    /// desktop no longer has); kept across reconnects.
+    var sessionsListedAt: ContinuousClock.Instant?
     /// Wakes the live loop before its next tick (a gap to page over).
     var wakeLiveLoop: AsyncStream<Void>.Continuation?
     var report: SyncReport
@@ -58,6 +61,11 @@ final class BridgeLink {
         guard newState != state else { return false }
         state = newState
         return true
+    }
+
+    /// Whether the list of sessions is to be read again: never read yet, or `interval` ago.
+    func sessionsListDue(every interval: Duration) -> Bool {
+        sessionsListedAt.map { ContinuousClock.now - $0 >= interval } ?? true
     }
 
     /// Asks the live loop to page from the cursor at once rather than at its next tick.

@@ -54,6 +54,10 @@ public struct SyncConfiguration: Sendable {
     public var outboxPollInterval: Duration
     /// The most live updates committed in one transaction (all that are waiting, up to this).
     public var liveBatchLimit: Int
+    /// How often, at most, a history-cursor bridge's whole list of sessions is read again after a
+    /// catch-up (to learn what the desktop no longer has), besides its first catch-up and when
+    /// new sessions appeared.
+    public var sessionsListInterval: Duration
 
     public init(
         bridgeURL: String,
@@ -64,7 +68,8 @@ public struct SyncConfiguration: Sendable {
         eventsPerTransaction: Int = 20_000,
         refetchAfterQuiet: Duration = .seconds(2),
         outboxPollInterval: Duration = .milliseconds(250),
-        liveBatchLimit: Int = 4096
+        liveBatchLimit: Int = 4096,
+        sessionsListInterval: Duration = .seconds(300)
     ) {
         self.bridgeURL = bridgeURL
         self.desktopName = desktopName ?? DesktopName.default(forBridge: bridgeURL)
@@ -75,5 +80,6 @@ public struct SyncConfiguration: Sendable {
         self.refetchAfterQuiet = refetchAfterQuiet
         self.outboxPollInterval = outboxPollInterval
         self.liveBatchLimit = liveBatchLimit
+        self.sessionsListInterval = sessionsListInterval
     }
 }

@@ -3,9 +3,10 @@ import MirrorStore
 
 /// Catching up and staying live with a history-cursor bridge.
 extension SyncEngine {
-    /// Pages `tinyvex/history.changes` from the history's cursor to the end, then records every
-    /// session's metadata from `tinyvex/history.sessions` and marks what the desktop no longer has
-    /// (`MirrorStore.markGoneFromDesktop`). Pages are committed together with the cursor that
+    /// Pages `tinyvex/history.changes` from the history's cursor to the end, then, when new
+    /// sessions appeared or the link's last review is older than `sessionsListInterval` (always
+    /// on its first catch-up), records every session's metadata from `tinyvex/history.sessions`
+    /// and marks what the desktop no longer has (`reviewSessions`). Pages are committed together with the cursor that
     /// covers them, `eventsPerTransaction` events a transaction (each indexing its events for
     /// search), while the next pages are already on their way, decoded and packed.
     ///
@@ -57,16 +58,27 @@ extension SyncEngine {
         // Indexed in many transactions, the index is merged once now (by the step that finds
         // nothing left to index); during a burst, the ticks after it do that.
         let indexed = indexing.burstIsRecent() ? 0 : try await indexPendingSearchText()
+        let knownSessions = try store.history(history)?.sessionCount ?? 0
+        if knownSessions > sessionCount || link.sessionsListDue(every: link.configuration.sessionsListInterval) {
+            sessionCount = try await reviewSessions(client, history: history, link)
+        }
+        logger.info("caught up", metadata: [
+            "events": "\(written)", "cursor": "\(cursor)", "sessions": "\(sessionCount)", "search_indexed": "\(indexed)",
+        ])
+    }
+
+    /// Records every session's metadata from `tinyvex/history.sessions`, and marks what the
+    /// desktop no longer has (sessions it does not list, the oldest events of those whose count
+    /// fell); returns how many sessions it lists.
+    private func reviewSessions(_ client: any BridgeConnection, history: HistoryKey, _ link: BridgeLink) async throws -> Int {
         let listedAt = MirrorClock.system.now()
         let listed = try await listSessions(client)
         try store.upsertSessions(listed, history: history)
         let goneSessions = try store.markUnlistedSessionsGone(history: history, listed: listed.map(\.sessionID), listedSince: listedAt)
         let goneEvents = try store.markPrunedEvents(history: history, listed: listed)
         noteGoneFromDesktop(sessions: goneSessions, events: goneEvents, link)
-        sessionCount = listed.count
-        logger.info("caught up", metadata: [
-            "events": "\(written)", "cursor": "\(cursor)", "sessions": "\(sessionCount)", "search_indexed": "\(indexed)",
-        ])
+        link.sessionsListedAt = .now
+        return listed.count
     }
 
     /// Counts and says what was newly marked as gone from the desktop.

@@ -119,9 +119,14 @@ extension MirrorStore {
             let now = clock.now()
             var marked = 0
             for record in listed {
+                // Only a session holding more events than the bridge counts can have lost any.
                 guard let count = record.serverEventCount, let lastSeq = record.serverLastSeq,
                       let sessionNo = try database.scalarInt64(
-                          "SELECT session_no FROM sessions WHERE session_id = ? AND history_no = ?", [record.sessionID, history.rawValue])
+                          """
+                          SELECT session_no FROM sessions
+                          WHERE session_id = ? AND history_no = ? AND local_event_count - gone_event_count > ?
+                          """,
+                          [record.sessionID, history.rawValue, count])
                 else { continue }
                 let present = try database.scalarInt64(
                     """
