@@ -51,6 +51,27 @@ struct ArchiveSyncTests {
         }
     }
 
+    @Test("stock: a reinstalled desktop's new sessions are mirrored; the earlier ones stay, marked gone")
+    func stockReinstall() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let before = try SimulatorProcess(flavor: "stock", database: directory.path("before.sqlite"), seed: (4, 200))
+        #expect(try await OASyncProcess.run(["--bridge", before.url, "--db", mirror, "--name", "desk", "--once"]).status == 0)
+        let mirroredBefore = try MirrorStore(path: mirror, mode: .readOnly).counts().events
+        before.stop()
+        let after = try SimulatorProcess(flavor: "stock", database: directory.path("after.sqlite"), seed: (2, 80),
+                                         extraArguments: ["--seed", "7"])
+        let second = try await OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.standardOutput.contains("no longer on the desktop, kept and marked: 4 session(s)"), "\(second.standardOutput)")
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let sessions = try store.sessions()
+        #expect(sessions.count == 6)
+        let gone = sessions.filter { $0.goneAt != nil }
+        #expect(gone.count == 4)
+        #expect(gone.map(\.localEventCount).reduce(0, +) == Int64(mirroredBefore), "nothing of the earlier history lost")
+    }
+
     @Test("two desktops synced in turns into one mirror: every event of each exactly once", arguments: [1, 2])
     func twoDesktopsInTurns(version: Int) async throws {
         let directory = try TemporaryDirectory()

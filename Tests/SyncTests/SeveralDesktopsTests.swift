@@ -109,6 +109,32 @@ struct SeveralDesktopsTests {
         #expect(try store.counts().events == expected, "each event once")
     }
 
+    @Test("a burst on each of two desktops while one oa-sync pages both catch-ups: nothing lost, nothing twice")
+    func burstsOnTwoDesktops() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let work = try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (10, 10_000))
+        let home = try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (10, 10_000),
+                                        extraArguments: ["--seed", "11"])
+        let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror,
+                                     extraArguments: ["--bridge", "home=\(home.url)", "--changes-page-size", "100"])
+        try await sync.waitForState("syncing")
+        for url in [work.url, home.url] {
+            try await SimulatorControl.withConnection(to: url) { control in
+                try await control.call("create_session", ["session_id": "BURST"])
+                _ = try await control.call("burst", ["session_id": "BURST", "count": 8_000, "bytes": 300])
+            }
+        }
+        let expected = try simulatorHistory(directory.path("work.sqlite")).count + simulatorHistory(directory.path("home.sqlite")).count
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let caughtUp = try await eventually(timeout: .seconds(120)) { try store.counts().events >= expected }
+        #expect(caughtUp)
+        #expect(sync.terminate() == 0)
+        try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
+        try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
+        #expect(try store.counts().events == expected, "each event once")
+    }
+
     @Test("a stock and a cursor desktop at once; each prompt goes to the desktop its session lives on")
     func promptsGoWhereTheirSessionLives() async throws {
         let directory = try TemporaryDirectory()

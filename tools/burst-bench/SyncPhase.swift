@@ -80,7 +80,7 @@ enum SyncPhase {
     /// Polls the mirror's history cursor until it reaches the burst's last seq; returns when.
     private static func waitForCursor(_ burst: FiredBurst, database: Database, sync: Process, log: URL, deadline: Deadline) async throws -> ContinuousClock.Instant {
         while true {
-            let cursor = try database.scalarInt64("SELECT seq FROM sync_cursors WHERE scope = 'changes'") ?? 0
+            let cursor = try database.scalarInt64("SELECT max(cursor) FROM histories") ?? 0
             if cursor >= burst.lastSeq { return .now }
             let done = max(0, cursor - burst.firstSeq + 1)
             try check(sync, log: log, deadline: deadline, awaiting: "the mirror's history cursor to reach \(burst.lastSeq)",

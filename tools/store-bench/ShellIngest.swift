@@ -51,8 +51,9 @@ struct ShellIngest {
                 + "WHERE event_id BETWEEN \(page.first?.seq ?? 0) AND \(page.last?.seq ?? 0) AND text <> '';\n"
                 + "INSERT INTO search_spans (first_event_id, last_event_id, oldest_ts, newest_ts) SELECT min(event_id), max(event_id), min(ts), max(ts) "
                 + "FROM events WHERE event_id BETWEEN \(page.first?.seq ?? 0) AND \(page.last?.seq ?? 0);\n"
-                + "INSERT INTO sync_cursors (scope, seq, updated_at) VALUES ('changes', \(page.last?.seq ?? 0), \(now)) "
-                + "ON CONFLICT (scope) DO UPDATE SET seq = excluded.seq;\n"
+                + "INSERT INTO histories (history_no, identity, history_id, desktop, cursor, first_seen_at) "
+                + "VALUES (1, 'bridge', 'shell', 'bench', \(page.last?.seq ?? 0), \(now)) "
+                + "ON CONFLICT (history_no) DO UPDATE SET cursor = excluded.cursor;\n"
             try handle.write(contentsOf: Data(sql.utf8))
         }
         var updates = ""
