@@ -37,7 +37,9 @@ extension SyncEngine {
         let started = ContinuousClock.now
         var written = 0
         for (index, session) in stale.enumerated() {
-            written += try await refetch(session.id, watermark: session.watermark, client: client, link)
+            // A session that failed waits for its retry; its failure does not hold the others.
+            if try isPutOff(session.id, link) { continue }
+            written += try await refetchIsolated(session.id, watermark: session.watermark, client: client, link)
             let elapsed = (ContinuousClock.now - started).seconds
             progress(SyncProgress(sessionsDone: index + 1, sessionsTotal: stale.count, events: written, eventsTotal: nil,
                                   eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0), link)
@@ -102,7 +104,8 @@ extension SyncEngine {
                 try store.upsertSessions([SessionRecord(sessionID: sessionID, lastTS: listed.lastTS, serverEventCount: listed.messageCount)],
                                          history: link.history)
             }
-            try await refetch(sessionID, watermark: watermark, client: client, link)
+            if try isPutOff(sessionID, link) { continue }
+            try await refetchIsolated(sessionID, watermark: watermark, client: client, link)
         }
     }
 }

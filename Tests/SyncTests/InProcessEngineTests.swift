@@ -75,7 +75,7 @@ actor ScriptedBridge: BridgeConnection {
     }
 
     var capabilities: BridgeCapabilities { BridgeCapabilities(protocolVersion: "0.2.2", historyCursor: 1, pipelining: true) }
-    var closeReason: String? { closed ? "closed by the test" : nil }
+    var closeError: BridgeError? { closed ? .connectionClosed(reason: "closed by the test") : nil }
 
     /// Stores an agent message chunk with the next seq.
     @discardableResult
