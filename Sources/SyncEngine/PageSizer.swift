@@ -1,7 +1,7 @@
 import Bridge
 
 /// How many events the next `tinyvex/history.changes` page asks for, adapted to the bytes pages
-/// hold: a page aims at `targetBytes` (a quarter of the message limit, at most 8 MiB), so pages
+/// hold: a page aims at `targetBytes` (a quarter of the message limit, at most 4 MiB), so pages
 /// get smaller after a large one and larger again (doubling at most, page by page) after small
 /// ones, within `range`. A page the client refused as over the message limit is asked for again
 /// smaller (`shrink`), down to one event.
@@ -18,7 +18,7 @@ struct PageSizer: Sendable, Equatable {
     ///   - start: the first page's size (clamped to `range`).
     ///   - messageLimit: the client's message limit, in bytes.
     init(start: Int, messageLimit: Int) {
-        targetBytes = max(1, min(8 << 20, messageLimit / 4))
+        targetBytes = max(1, min(4 << 20, messageLimit / 4))
         size = Self.clamp(start)
     }
 

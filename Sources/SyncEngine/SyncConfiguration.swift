@@ -69,7 +69,7 @@ public struct SyncConfiguration: Sendable {
         backoff: BackoffPolicy = BackoffPolicy(),
         changesPageSize: Int = 2000,
         eventsPerTransaction: Int = 20_000,
-        bytesPerTransaction: Int = 16 << 20,
+        bytesPerTransaction: Int = 8 << 20,
         refetchAfterQuiet: Duration = .seconds(2),
         outboxPollInterval: Duration = .milliseconds(250),
         liveBatchLimit: Int = 4096

@@ -113,6 +113,7 @@ struct OASync: AsyncParsableCommand {
     }
 
     func run() async throws {
+        LargeAllocations.mapLargeBlocksAlone()
         StandardErrorLogHandler.bootstrap(format: resolvedLogFormat, level: quiet ? .warning : verbose ? .debug : .info)
         let logger = Logger(label: "oa-sync")
         if discover { await listDiscoveredBridges() }
