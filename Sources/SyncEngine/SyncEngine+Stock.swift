@@ -94,7 +94,9 @@ extension SyncEngine {
     /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.
     func refetchQuietSessions(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
         let now = ContinuousClock.now
-        let quiet = link.liveSessions.filter { now - $0.value >= link.configuration.refetchAfterQuiet }.keys.sorted()
+        // A session waiting for its retry is left alone (its live updates stay provisional).
+        let quiet = try link.liveSessions.filter { now - $0.value >= link.configuration.refetchAfterQuiet }.keys.sorted()
+            .filter { try !isPutOff($0, link) }
         guard !quiet.isEmpty else { return }
         let recent = try await client.recentSessions()
         for sessionID in quiet {
@@ -104,7 +106,6 @@ extension SyncEngine {
                 try store.upsertSessions([SessionRecord(sessionID: sessionID, lastTS: listed.lastTS, serverEventCount: listed.messageCount)],
                                          history: link.history)
             }
-            if try isPutOff(sessionID, link) { continue }
             try await refetchIsolated(sessionID, watermark: watermark, client: client, link)
         }
     }
