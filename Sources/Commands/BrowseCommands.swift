@@ -55,6 +55,9 @@ package enum BrowseCommands {
                 JSONMember("desktop", session.desktop.map(JSONValue.string) ?? .null),
                 JSONMember("gone_from_desktop_at", iso(session.goneAt)),
                 JSONMember("events_gone_from_desktop", .number(session.goneEventCount)),
+                JSONMember("sync_error", session.syncError.map(JSONValue.string) ?? .null),
+                JSONMember("sync_error_at", iso(session.syncErrorAt)),
+                JSONMember("retry_after", iso(session.retryAfter)),
             ])
         })
         let table = TextTable(headers: ["SESSION", "MODE", "LAST ACTIVITY", "EVENTS", "STATE", "TITLE"], rows: rows.map { session, title, state in
@@ -88,8 +91,21 @@ package enum BrowseCommands {
         var members = [JSONMember("session_id", .string(session.sessionID)), JSONMember("entries", .array(conversation.entries.map(entryJSON)))]
         let note = ArchiveNote.line(session: session, events: events)
         if let note { members.append(JSONMember("archive_note", .string(note))) }
+        let failure = failureNote(session)
+        if let failure {
+            members.append(JSONMember("sync_error", .string(session.syncError ?? "")))
+            members.append(JSONMember("retry_after", iso(session.retryAfter)))
+        }
+        let notes = [failure, note].compactMap { $0.map { context.palette.apply(.dim, to: "(\($0))") + "\n" } }.joined()
         let text = ConversationText.render(conversation, palette: context.palette)
-        return CommandResult(json: .object(members), text: note.map { context.palette.apply(.dim, to: "(\($0))") + "\n" + text } ?? text)
+        return CommandResult(json: .object(members), text: notes + text)
+    }
+
+    /// What `show` says of a session whose timeline could not be mirrored (nil for others).
+    static func failureNote(_ session: SessionSummary) -> String? {
+        guard let error = session.syncError else { return nil }
+        return "Its timeline could not be mirrored (\(Formatting.iso8601(session.syncErrorAt) ?? "-")): \(error); "
+            + "retried after \(Formatting.iso8601(session.retryAfter) ?? "-"), what is shown may be incomplete."
     }
 
     /// `show SESSION --at N`: the conversation around one event, and what is left out.
@@ -177,11 +193,12 @@ package enum BrowseCommands {
         parameters: [], example: "status"
     ) { _, context in
         let store = try context.store()
-        let (status, counts, histories, pin) = try storeCall {
+        let (status, counts, histories, pin, failed) = try storeCall {
             try store.read {
                 let status = try store.status()
                 let pin = try status[SyncStatusKey.bridgeURL].flatMap { try store.rememberedPin(forBridge: $0.value) }
-                return (status, try store.counts(), try store.histories(), pin.flatMap(CertificatePin.init(parsing:)))
+                return (status, try store.counts(), try store.histories(), pin.flatMap(CertificatePin.init(parsing:)),
+                        try store.failedSessions())
             }
         }
         // The cursor of the history last connected to (live updates move it too; 0: never synced by cursor).
@@ -204,6 +221,12 @@ package enum BrowseCommands {
             "prompts_failed": .number(counts.outbox[.failed] ?? 0),
             "prompts_unconfirmed": .number(counts.outbox[.unconfirmed] ?? 0),
             "desktops": .array(histories.map { historyJSON($0, status: status) }),
+            // Sessions whose timelines could not be mirrored, retried with backoff.
+            "failed_sessions": .array(failed.map { failure in
+                .object([JSONMember("session_id", .string(failure.sessionID)), JSONMember("sync_error", .string(failure.reason)),
+                         JSONMember("sync_error_at", iso(failure.failedAt)), JSONMember("retry_after", iso(failure.retryAfter)),
+                         JSONMember("failures", .number(failure.failures))])
+            }),
         ]
         let rows: [[String]] = [
             ["mirror", context.mirrorPath], ["bridge", value(SyncStatusKey.bridgeURL) ?? "(never synced)"],
@@ -214,6 +237,10 @@ package enum BrowseCommands {
             ["contents", "\(counts.sessions) sessions, \(counts.events) events, \(counts.threads) threads"],
             ["prompts", "\(pending) pending, \(counts.outbox[.failed] ?? 0) failed, \(counts.outbox[.unconfirmed] ?? 0) unconfirmed"],
         ] + histories.map { ["desktop", historyLine($0, status: status)] }
+            + failed.map { failure in
+                ["failed session", "\(Formatting.short(failure.sessionID)): \(failure.reason) "
+                    + "(retried after \(Formatting.iso8601(failure.retryAfter) ?? "-"))"]
+            }
         return CommandResult(json: json, table: TextTable(headers: ["", ""], rows: rows))
     }
 
@@ -263,12 +290,16 @@ package enum BrowseCommands {
         return nil
     }
 
-    /// `local` (made offline), `gone` (no longer on its desktop: kept here), `provisional` (live
-    /// updates awaiting confirmation), `pending` (prompts queued) or `synced`.
+    /// `local` (made offline), `gone` (no longer on its desktop: kept here), `failed` (its
+    /// timeline could not be mirrored: `sync_error`, retried with backoff), `provisional` (live
+    /// updates awaiting confirmation), `incomplete` (the mirror holds fewer of its events than
+    /// the bridge reported), `pending` (prompts queued) or `synced`.
     package static func syncState(_ session: SessionSummary, store: MirrorStore) throws -> String {
         if session.origin == .local { return "local" }
         if session.goneAt != nil { return "gone" }
+        if session.syncError != nil { return "failed" }
         if try store.hasProvisionalEvents(sessionID: session.sessionID) { return "provisional" }
+        if let reported = session.serverEventCount, session.localEventCount < reported { return "incomplete" }
         let queued = try store.pendingPromptCount(sessionID: session.sessionID)
         return queued > 0 ? "pending" : "synced"
     }

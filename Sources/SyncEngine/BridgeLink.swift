@@ -29,6 +29,16 @@ final class BridgeLink {
     /// When the bridge's whole list of sessions was last read (for metadata, and for what the
     /// desktop no longer has); kept across reconnects.
     var sessionsListedAt: ContinuousClock.Instant?
+    /// The size of the next history page; kept across connections, since a page over the message
+    /// limit ends the connection.
+    var pageSizer: PageSizer
+    /// The connection ended for a reason the next one avoids (a history page over the message
+    /// limit, now asked for smaller; a stock session that failed, now put off): worth
+    /// reconnecting at once.
+    var reconnectAtOnce = false
+    /// Stock sessions that failed during this sync (`syncOnce`) or connection (`run`): not tried
+    /// again before the next, whatever their retry time.
+    var sessionsFailedNow: Set<String> = []
     /// Wakes the live loop before its next tick (a gap to page over).
     var wakeLiveLoop: AsyncStream<Void>.Continuation?
     var report: SyncReport
@@ -37,6 +47,7 @@ final class BridgeLink {
         self.id = id
         self.configuration = configuration
         self.connector = connector
+        pageSizer = PageSizer(start: configuration.changesPageSize, messageLimit: configuration.clientOptions.maximumMessageSize)
         report = Self.emptyReport(configuration)
     }
 
@@ -46,6 +57,7 @@ final class BridgeLink {
     /// Starts a sync's report afresh.
     func resetReport() {
         report = Self.emptyReport(configuration)
+        sessionsFailedNow = []
     }
 
     /// Forgets what belonged to the connection that ended.

@@ -43,11 +43,14 @@ public struct SyncConfiguration: Sendable {
     public var desktopName: String
     public var clientOptions: BridgeClientOptions
     public var backoff: BackoffPolicy
-    /// Events asked for per `tinyvex/history.changes` page (1…5000).
+    /// Events asked for by the first `tinyvex/history.changes` page (1…5000); later pages adapt to
+    /// the bytes they hold (`PageSizer`).
     public var changesPageSize: Int
     /// Pages are committed together until a transaction holds about this many events (each
     /// transaction still holds the cursor that covers its events).
     public var eventsPerTransaction: Int
+    /// …or about this many bytes of kinds, texts and updates, whichever comes first.
+    public var bytesPerTransaction: Int
     /// A stock session with live updates is fetched again once it was quiet this long, to confirm them.
     public var refetchAfterQuiet: Duration
     /// How often the engine looks for prompts queued by other processes.
@@ -58,6 +61,10 @@ public struct SyncConfiguration: Sendable {
     /// catch-up (to learn what the desktop no longer has), besides its first catch-up and when
     /// new sessions appeared.
     public var sessionsListInterval: Duration
+    /// A session whose timeline could not be mirrored is tried again after this long, doubling
+    /// with each failure in a row up to `failedSessionRetryCap`.
+    public var failedSessionRetry: Duration = .seconds(60)
+    public var failedSessionRetryCap: Duration = .seconds(6 * 3600)
 
     public init(
         bridgeURL: String,
@@ -66,6 +73,7 @@ public struct SyncConfiguration: Sendable {
         backoff: BackoffPolicy = BackoffPolicy(),
         changesPageSize: Int = 2000,
         eventsPerTransaction: Int = 20_000,
+        bytesPerTransaction: Int = 8 << 20,
         refetchAfterQuiet: Duration = .seconds(2),
         outboxPollInterval: Duration = .milliseconds(250),
         liveBatchLimit: Int = 4096,
@@ -77,6 +85,7 @@ public struct SyncConfiguration: Sendable {
         self.backoff = backoff
         self.changesPageSize = changesPageSize
         self.eventsPerTransaction = eventsPerTransaction
+        self.bytesPerTransaction = bytesPerTransaction
         self.refetchAfterQuiet = refetchAfterQuiet
         self.outboxPollInterval = outboxPollInterval
         self.liveBatchLimit = liveBatchLimit

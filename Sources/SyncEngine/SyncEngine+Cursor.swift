@@ -34,22 +34,28 @@ extension SyncEngine {
         // before a failure is committed: whole pages, with the cursor that covers them.
         let batches = BoundedBuffer<FetchedBatch>(elementLimit: 1)
         let configuration = link.configuration
+        let pageSizer = link.pageSizer
         var cursor = startCursor
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await FetchedBatch.fetchAll(from: client, since: startCursor, configuration: configuration, into: batches)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await FetchedBatch.fetchAll(from: client, since: startCursor, pageSizer: pageSizer, configuration: configuration,
+                                                    into: batches)
+                }
+                for await batch in batches {
+                    cursor = batch.cursor
+                    written += try commit(batch.events, history: history, cursor: batch.cursor, link)
+                    let elapsed = (ContinuousClock.now - started).seconds
+                    progress(SyncProgress(
+                        sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
+                        eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
+                        eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0
+                    ), link)
+                }
+                try await group.waitForAll()
             }
-            for await batch in batches {
-                cursor = batch.cursor
-                written += try commit(batch.events, history: history, cursor: batch.cursor, link)
-                let elapsed = (ContinuousClock.now - started).seconds
-                progress(SyncProgress(
-                    sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
-                    eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
-                    eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0
-                ), link)
-            }
-            try await group.waitForAll()
+        } catch let refused as FetchedBatch.PageRefused {
+            throw pageRefused(refused, link)
         }
         // The buffer also ends when this task is cancelled: that is no catch-up.
         try Task.checkCancellation()
@@ -79,6 +85,21 @@ extension SyncEngine {
         noteGoneFromDesktop(sessions: goneSessions, events: goneEvents, link)
         link.sessionsListedAt = .now
         return listed.count
+    }
+
+    /// What a page refused as over the message limit means: the next connection asks for smaller
+    /// pages (`BridgeLink.reconnectAtOnce` says so to `syncOnce`, which reconnects at once), and a
+    /// page of one event that is still too large is that event's fault.
+    private func pageRefused(_ refused: FetchedBatch.PageRefused, _ link: BridgeLink) -> BridgeError {
+        guard let next = link.pageSizer.shrink(afterRefusing: refused.requested, size: refused.size) else {
+            return .eventTooLarge(seq: refused.since + 1, size: refused.size, limit: refused.limit)
+        }
+        link.reconnectAtOnce = true
+        logger.notice("a history page was over the message limit; asking for smaller pages", metadata: [
+            "desktop": "\(link.desktop)", "events": "\(refused.requested)", "next_events": "\(next)",
+            "bytes": "\(refused.size.map(String.init) ?? "over the limit")", "limit": "\(refused.limit)",
+        ])
+        return .messageTooLarge(size: refused.size, limit: refused.limit)
     }
 
     /// Counts and says what was newly marked as gone from the desktop.
@@ -151,41 +172,69 @@ struct FetchedBatch: Sendable {
     var cursor: Int64
     var events: EventBatch
 
+    /// A page the client refused as over its message limit (the connection ended with it).
+    struct PageRefused: Error {
+        /// The cursor the page was asked from.
+        var since: Int64
+        /// The events it asked for.
+        var requested: Int
+        /// The message's bytes, at least (nil when unknown), and the limit.
+        var size: Int?
+        var limit: Int
+    }
+
     /// Fetches the pages from `since` to the end, each decoded and packed in the calling task
     /// (not on the engine's thread) while the next one is already asked for, and sends them to
-    /// `batches` a transaction's worth (`eventsPerTransaction`) at a time; finishes `batches`
-    /// when done, failed or cancelled. On a failure, the pages fetched before it are sent first.
+    /// `batches` a transaction's worth (`eventsPerTransaction` events or `bytesPerTransaction`
+    /// bytes) at a time; finishes `batches` when done, failed or cancelled. On a failure, the pages
+    /// fetched before it are sent first. Each page's size follows the bytes of the one before
+    /// (`PageSizer`).
+    ///
+    /// - Throws: `PageRefused` when a page was over the client's message limit; the request's errors.
     static func fetchAll(
         from client: any BridgeConnection,
         since: Int64,
+        pageSizer: PageSizer,
         configuration: SyncConfiguration,
         into batches: BoundedBuffer<FetchedBatch>
     ) async throws {
         defer { batches.finish() }
-        let limit = configuration.changesPageSize
+        var sizer = pageSizer
         var pending = FetchedBatch(cursor: since, events: EventBatch())
         var sentCursor = since
+        @Sendable func page(since: Int64, limit: Int) async throws -> (since: Int64, page: HistoryChangesPage) {
+            do {
+                return (since, try await client.historyChanges(since: since, limit: limit, timeout: nil))
+            } catch BridgeError.messageTooLarge(let size, let messageLimit) {
+                throw PageRefused(since: since, requested: limit, size: size, limit: messageLimit)
+            }
+        }
         do {
             try await withThrowingTaskGroup(of: (since: Int64, page: HistoryChangesPage).self) { group in
-                group.addTask { (since, try await client.historyChanges(since: since, limit: limit, timeout: nil)) }
-                while let (since, page) = try await group.next() {
+                let first = sizer.size
+                group.addTask { try await page(since: since, limit: first) }
+                while let (since, fetched) = try await group.next() {
+                    sizer.observe(events: fetched.items.count, bytes: fetched.byteCount)
                     // A page may be empty yet move the cursor (the bridge skipped rows it could not
                     // decode): go on while it moves, stop if it does not.
-                    let hasMore = page.hasMore && page.next > since
+                    let hasMore = fetched.hasMore && fetched.next > since
                     if hasMore {
-                        group.addTask { (page.next, try await client.historyChanges(since: page.next, limit: limit, timeout: nil)) }
+                        let limit = sizer.size
+                        group.addTask { try await page(since: fetched.next, limit: limit) }
                     }
-                    EventMapping.append(page.items, to: &pending.events)
-                    pending.cursor = max(pending.cursor, page.next)
-                    guard !hasMore || pending.events.count >= configuration.eventsPerTransaction else { continue }
+                    EventMapping.append(fetched.items, to: &pending.events)
+                    pending.cursor = max(pending.cursor, fetched.next)
+                    let full = pending.events.count >= configuration.eventsPerTransaction
+                        || pending.events.byteCount >= configuration.bytesPerTransaction
+                    guard !hasMore || full else { continue }
                     // Refused only when this task is cancelled (the writer failed or stopped).
-                    guard await batches.send(pending) else { throw CancellationError() }
+                    guard await batches.send(pending, bytes: pending.events.byteCount) else { throw CancellationError() }
                     sentCursor = pending.cursor
                     pending.events = EventBatch()
                 }
             }
         } catch {
-            if !pending.events.isEmpty || pending.cursor > sentCursor { await batches.send(pending) }
+            if !pending.events.isEmpty || pending.cursor > sentCursor { await batches.send(pending, bytes: pending.events.byteCount) }
             throw error
         }
     }

@@ -37,7 +37,9 @@ extension SyncEngine {
         let started = ContinuousClock.now
         var written = 0
         for (index, session) in stale.enumerated() {
-            written += try await refetch(session.id, watermark: session.watermark, client: client, link)
+            // A session that failed waits for its retry; its failure does not hold the others.
+            if try isPutOff(session.id, link) { continue }
+            written += try await refetchIsolated(session.id, watermark: session.watermark, client: client, link)
             let elapsed = (ContinuousClock.now - started).seconds
             progress(SyncProgress(sessionsDone: index + 1, sessionsTotal: stale.count, events: written, eventsTotal: nil,
                                   eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0), link)
@@ -92,7 +94,9 @@ extension SyncEngine {
     /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.
     func refetchQuietSessions(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
         let now = ContinuousClock.now
-        let quiet = link.liveSessions.filter { now - $0.value >= link.configuration.refetchAfterQuiet }.keys.sorted()
+        // A session waiting for its retry is left alone (its live updates stay provisional).
+        let quiet = try link.liveSessions.filter { now - $0.value >= link.configuration.refetchAfterQuiet }.keys.sorted()
+            .filter { try !isPutOff($0, link) }
         guard !quiet.isEmpty else { return }
         let recent = try await client.recentSessions()
         for sessionID in quiet {
@@ -102,7 +106,7 @@ extension SyncEngine {
                 try store.upsertSessions([SessionRecord(sessionID: sessionID, lastTS: listed.lastTS, serverEventCount: listed.messageCount)],
                                          history: link.history)
             }
-            try await refetch(sessionID, watermark: watermark, client: client, link)
+            try await refetchIsolated(sessionID, watermark: watermark, client: client, link)
         }
     }
 }

@@ -116,7 +116,7 @@ public actor SyncEngine {
         let started = ContinuousClock.now
         link.resetReport()
         do {
-            try await connectAndRun(link, isRetry: false, staysLive: false)
+            try await connectAndRunOnce(link)
             // Live updates applied at the very end may still wait: nothing will tick for them.
             try await indexPendingSearchText()
         } catch {
@@ -129,6 +129,26 @@ public actor SyncEngine {
         link.report.seconds = (ContinuousClock.now - started).seconds
         return link.report
     }
+
+    /// Connects and syncs once; connects again at once, a bounded number of times, while the
+    /// connection ended for a reason the next one avoids (a history page over the message limit,
+    /// now asked for smaller; a stock session that failed, now put off).
+    private func connectAndRunOnce(_ link: BridgeLink) async throws {
+        var attempt = 0
+        while true {
+            link.reconnectAtOnce = false
+            do {
+                return try await connectAndRun(link, isRetry: attempt > 0, staysLive: false)
+            } catch let error as BridgeError where link.reconnectAtOnce && attempt < Self.onceReconnectLimit {
+                try? recordProblem(error, link)
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many times `syncOnce` connects again after a connection ended for a reason the next
+    /// one avoids (a page of 5,000 events halves to one in 13; each failed stock session once).
+    static let onceReconnectLimit = 32
 
     /// Mirrors every bridge until the calling task is cancelled: for each, connects, catches up,
     /// stays live, and reconnects with its own backoff whenever its connection is lost. Returns
@@ -163,6 +183,7 @@ public actor SyncEngine {
         var attempt = 0
         while !Task.isCancelled {
             let connectedAt = ContinuousClock.now
+            link.sessionsFailedNow = []
             do {
                 // Returns only when cancelled; a lost connection throws.
                 try await connectAndRun(link, isRetry: attempt > 0, staysLive: true)
@@ -272,7 +293,21 @@ public actor SyncEngine {
             }
             defer { group.cancelAll() }
             guard try await group.next() == true else {
-                throw BridgeError.connectionClosed(reason: await client.closeReason ?? "the notification stream ended")
+                // The connection's end alone says less than the failure of the work it cut short
+                // (a history page or a timeline refused as over the message limit), when there is one.
+                let closing = await client.closeError ?? BridgeError.connectionClosed(reason: "the notification stream ended")
+                group.cancelAll()
+                var failure: (any Error)?
+                while true {
+                    do {
+                        guard try await group.next() != nil else { break }
+                    } catch is CancellationError {
+                        continue
+                    } catch {
+                        failure = failure ?? error
+                    }
+                }
+                throw failure ?? closing
             }
         }
     }

@@ -1,4 +1,5 @@
 import Bridge
+import MirrorStore
 
 /// What the engine tells its observer while it works.
 public enum SyncEvent: Sendable {
@@ -38,6 +39,8 @@ public struct SyncReport: Sendable, Equatable {
     /// Sessions and events newly marked as gone from the desktop (they stay in the mirror).
     public var sessionsGone = 0
     public var eventsGone = 0
+    /// Sessions whose timelines could not be mirrored (now, or still waiting for their retry).
+    public var failedSessions: [SessionFailure] = []
     public var promptsSent: Int
     public var promptsFailed: Int
     public var promptsUnconfirmed: Int

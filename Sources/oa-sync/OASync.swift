@@ -23,7 +23,7 @@ struct OASync: AsyncParsableCommand {
 
             wss:// bridges: the certificate must match a pin: --tls-pin (or $OA_TLS_PIN), else the one this mirror remembered for the bridge, else the tls_sha256 TXT key of a bridge found by DNS-SD; else it is trusted on first use, remembered and printed. A bridge that wants a token gets it from --token-file (or $OA_TOKEN_FILE, or $OA_TOKEN), a file only its owner may read.
 
-            Exit codes: 0 done; 1 could not sync (the reason is printed; with several bridges, any one that could not, the others synced); 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown; 5 the bridge's certificate does not match the pin (nothing was sent to it; the mirror is unchanged; with several bridges the others go on, and oa-sync exits 5 when none is left); 6 (--once) the bridge refused the token or needs one; 64 bad usage.
+            Exit codes: 0 done; 1 could not sync (the reason is printed; with several bridges, any one that could not, the others synced); 3 another oa-sync holds the mirror; 4 (--once) some prompts were refused or their fate is unknown; 5 the bridge's certificate does not match the pin (nothing was sent to it; the mirror is unchanged; with several bridges the others go on, and oa-sync exits 5 when none is left); 6 (--once) the bridge refused the token or needs one; 7 (--once) some sessions could not be mirrored (named on standard error; the others were; they are retried with backoff); 64 bad usage.
 
             Examples:
               oa-sync --bridge ws://127.0.0.1:9099 --once
@@ -67,7 +67,7 @@ struct OASync: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Longest reconnect delay, in milliseconds.", valueName: "ms"))
     var backoffCapMs = 30_000
 
-    @Option(help: ArgumentHelp("Events per history.changes page (1 to 5000).", valueName: "events"))
+    @Option(help: ArgumentHelp("Events the first history.changes page asks for (1 to 5000); later pages adapt to the bytes they hold.", valueName: "events"))
     var changesPageSize = 2000
 
     @Option(help: ArgumentHelp("A stock bridge's session with live updates is fetched again after this many quiet milliseconds.", valueName: "ms"))
@@ -113,6 +113,7 @@ struct OASync: AsyncParsableCommand {
     }
 
     func run() async throws {
+        LargeAllocations.mapLargeBlocksAlone()
         StandardErrorLogHandler.bootstrap(format: resolvedLogFormat, level: quiet ? .warning : verbose ? .debug : .info)
         let logger = Logger(label: "oa-sync")
         if discover { await listDiscoveredBridges() }
@@ -210,10 +211,12 @@ struct OASync: AsyncParsableCommand {
         var failure: (desktop: String, error: any Error)?
         var promptsFailed = 0
         var promptsUnconfirmed = 0
+        var failedSessions: [(desktop: String, sessionID: String, reason: String)] = []
         for (desktop, outcome) in outcomes {
             switch outcome {
             case .success(let report):
                 print(Self.summary(report, several: outcomes.count > 1))
+                failedSessions += report.failedSessions.map { (desktop, $0.sessionID, $0.reason) }
                 promptsFailed += report.promptsFailed
                 promptsUnconfirmed += report.promptsUnconfirmed
             case .failure(let error):
@@ -231,6 +234,14 @@ struct OASync: AsyncParsableCommand {
         if let failure {
             let prefix = outcomes.count > 1 ? "\(failure.desktop): " : ""
             fail("oa-sync: \(prefix)\(CommandError.message(for: failure.error))", code: Self.exitCode(for: failure.error))
+        }
+        if !failedSessions.isEmpty {
+            for (desktop, sessionID, reason) in failedSessions {
+                let prefix = outcomes.count > 1 ? "\(desktop): " : ""
+                FileHandle.standardError.write(Data("oa-sync: \(prefix)session \(sessionID) could not be mirrored: \(reason)\n".utf8))
+            }
+            fail("oa-sync: \(failedSessions.count) session(s) could not be mirrored (the others were); "
+                 + "they are retried with backoff: see oa-repl status", code: 7)
         }
         if promptsFailed + promptsUnconfirmed > 0 {
             fail("oa-sync: \(promptsFailed) prompt(s) refused, \(promptsUnconfirmed) unconfirmed: see oa-repl outbox", code: 4)

@@ -119,10 +119,10 @@ struct SeveralDesktopsTests {
         let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror,
                                      extraArguments: ["--bridge", "home=\(home.url)", "--changes-page-size", "100"])
         try await sync.waitForState("syncing")
-        for url in [work.url, home.url] {
+        for (name, url) in [("work", work.url), ("home", home.url)] {
             try await SimulatorControl.withConnection(to: url) { control in
-                try await control.call("create_session", ["session_id": "BURST"])
-                _ = try await control.call("burst", ["session_id": "BURST", "count": 8_000, "bytes": 300])
+                try await control.call("create_session", ["session_id": .string("BURST-\(name)")])
+                _ = try await control.call("burst", ["session_id": .string("BURST-\(name)"), "count": 8_000, "bytes": 300])
             }
         }
         let expected = try simulatorHistory(directory.path("work.sqlite")).count + simulatorHistory(directory.path("home.sqlite")).count

@@ -222,7 +222,7 @@ final class ScriptedConnection: BridgeConnection {
     }
 
     var capabilities: BridgeCapabilities { get async { await desktop.capabilities } }
-    var closeReason: String? { get async { endReason.withLock { $0 } } }
+    var closeError: BridgeError? { get async { endReason.withLock { $0 }.map { .connectionClosed(reason: $0) } } }
 
     /// Fails with the reason the connection ended, if it did.
     private func checkOpen() throws {

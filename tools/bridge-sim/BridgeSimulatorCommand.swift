@@ -48,6 +48,9 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seed of the synthetic history.", valueName: "number"))
     var seed: UInt64 = 1
 
+    @Option(help: ArgumentHelp("The synthetic history's shape: uniform (events of about 150 bytes) or realistic (tiny chunks with tool outputs from 10 KB to 8 MB on a long tail, a few huge sessions).", valueName: "shape"))
+    var shape: String = "uniform"
+
     @Option(help: ArgumentHelp("Advertise the simulator by DNS-SD (_openagents._tcp) under this instance name.", valueName: "name"))
     var advertise: String?
 
@@ -65,6 +68,7 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard Flavor(rawValue: flavor) != nil else { throw ValidationError("--flavor must be stock or cursor") }
+        guard HistoryShape(rawValue: shape) != nil else { throw ValidationError("--shape must be uniform or realistic") }
         guard (1...2).contains(historyCursorVersion) else { throw ValidationError("--history-cursor-version must be 1 or 2") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard sessions >= 0, events >= 0 else { throw ValidationError("--sessions and --events cannot be negative") }
@@ -78,7 +82,7 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
         let logger = configuredLogger
         let history = try SimulatorHistory(path: db)
         if history.eventCount == 0, events > 0 {
-            try SyntheticHistory(sessions: sessions, events: events, seed: seed).generate { batch in
+            try SyntheticHistory(sessions: sessions, events: events, seed: seed, shape: HistoryShape(rawValue: shape) ?? .uniform).generate { batch in
                 _ = try history.append(batch)
             }
         }

@@ -3,11 +3,16 @@ import ToolSupport
 
 /// A deterministic synthetic history for an empty simulator database: `events` events over
 /// `sessions` sessions, shaped like a desktop's (a mode, a user message, streamed thoughts and
-/// replies, tool calls with results, plans), events of the sessions interleaved in time.
+/// replies, tool calls with results, plans), events of the sessions interleaved in time; sized
+/// as `shape` says.
 struct SyntheticHistory {
     let sessions: Int
     let events: Int
     let seed: UInt64
+    var shape: HistoryShape = .uniform
+
+    /// A batch is handed over once it holds this many bytes, whatever its count.
+    static let batchByteLimit = 64 << 20
 
     static let words = """
         parser token build test swift bridge session timeline mirror cursor backoff socket frame reply \
@@ -21,17 +26,23 @@ struct SyntheticHistory {
         var random = SplitMix64(seed: seed)
         var produced = Array(repeating: 0, count: sessions)
         var batch: [(sessionID: String, ts: Int64, json: [UInt8])] = []
+        var batchBytes = 0
         var ts: Int64 = 1_731_000_000_000
         for index in 0..<events {
             // The first `sessions` events open every session in turn; then sessions are picked at random.
-            let session = index < sessions ? index : Int(random.next() % UInt64(sessions))
+            let session = index < sessions ? index : shape.sessionIndex(sessions: sessions, random: &random)
             let ordinal = produced[session]
             produced[session] += 1
             ts += Int64(random.next() % 40)
-            batch.append((Self.sessionID(session, seed: seed), ts, Array(update(ordinal: ordinal, session: session, random: &random).utf8)))
-            if batch.count == batchSize {
+            let json = ordinal >= 2 && shape == .realistic && random.next() % HistoryShape.toolOutputEvery == 0
+                ? toolOutput(ordinal: ordinal, session: session, random: &random)
+                : Array(update(ordinal: ordinal, session: session, random: &random).utf8)
+            batch.append((Self.sessionID(session, seed: seed), ts, json))
+            batchBytes += json.count
+            if batch.count == batchSize || batchBytes >= Self.batchByteLimit {
                 try emit(batch)
                 batch.removeAll(keepingCapacity: true)
+                batchBytes = 0
             }
         }
         if !batch.isEmpty { try emit(batch) }
@@ -42,6 +53,14 @@ struct SyntheticHistory {
         let hex = (0..<4).map { _ in String(random.next(), radix: 16, uppercase: true) }.joined()
         let digits = Array(hex.padding(toLength: 32, withPad: "0", startingAt: 0))
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
+    }
+
+    /// A tool call's completed result with a long-tailed output (`HistoryShape.toolOutputBytes`).
+    private func toolOutput(ordinal: Int, session: Int, random: inout SplitMix64) -> [UInt8] {
+        let bytes = HistoryShape.toolOutputBytes(random: &random)
+        let kind = UpdateKind.toolCallUpdate.rawValue
+        return Array(#"{"sessionUpdate":"\#(kind)","\#(kind)":{"call_id":"call-\#(session)-\#(ordinal - 1)","status":"completed","output":{"stdout":""#.utf8)
+            + HistoryShape.outputText(bytes: bytes, random: &random) + Array(#""}}}"#.utf8)
     }
 
     private func update(ordinal: Int, session: Int, random: inout SplitMix64) -> String {

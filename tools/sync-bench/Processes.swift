@@ -53,10 +53,11 @@ final class RunningSync {
 struct ToolPaths {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 
-    func startSimulator(history: String, sessions: Int, events: Int) throws -> SimulatorLauncher.Started {
+    func startSimulator(history: String, sessions: Int, events: Int, shape: String = "uniform") throws -> SimulatorLauncher.Started {
         try SimulatorLauncher.start(
             executable: directory.appending(path: "oa-bridge-sim"),
-            arguments: ["--flavor", "cursor", "--port", "0", "--db", history, "--sessions", String(sessions), "--events", String(events)],
+            arguments: ["--flavor", "cursor", "--port", "0", "--db", history, "--sessions", String(sessions), "--events", String(events),
+                        "--shape", shape],
             // Seeding a million events takes a while; a simulator that never gets ready is an error.
             timeout: .seconds(600)
         )

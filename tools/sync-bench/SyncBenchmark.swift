@@ -18,6 +18,8 @@ struct SyncBenchmark: AsyncParsableCommand {
             2. Incremental sync: oa-sync running, the connection cut, 100 events added to a session, the connection allowed again: time from reconnect to caught up, and bytes the bridge sent for it.
             3. Live latency: 1,000 updates/s for --live-seconds; time from the bridge's append to the row committed in the mirror.
 
+            With --shape realistic the history is shaped like real ones (oa-bridge-sim --shape: tool outputs from 10 KB to 8 MB on a long tail, a few huge sessions); --initial-only stops after the initial sync.
+
             Example: oa-sync-bench --events 1000000 --sessions 1000 --history /tmp/sync-bench-history.sqlite
             """
     )
@@ -37,24 +39,34 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds of live updates at 1,000/s.")
     var liveSeconds = 5
 
+    @Option(help: "The synthetic history's shape: uniform or realistic (oa-bridge-sim --shape).")
+    var shape = "uniform"
+
+    @Flag(help: "Stop after the initial sync.")
+    var initialOnly = false
+
     func run() async throws {
         let work = directory.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appending(path: "oa-sync-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { if directory == nil { try? FileManager.default.removeItem(at: work) } }
         let tools = ToolPaths()
-        let simulator = try tools.startSimulator(history: history, sessions: sessions, events: events)
+        let simulator = try tools.startSimulator(history: history, sessions: sessions, events: events, shape: shape)
         defer { simulator.process.terminate() }
         print("# oa-sync-bench: \(events) events, \(sessions) sessions (\(simulator.readyLine))\n")
 
         let mirror = work.appending(path: "mirror.sqlite").path
         let initial = try tools.runSync(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
-        let mirrored = try MirrorStore(path: mirror, mode: .readOnly).counts().events
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let mirrored = try store.counts().events
+        let bytes = try store.database.scalarInt64("SELECT coalesce(sum(length(update_json)), 0) FROM events") ?? 0
+        let largest = try store.database.scalarInt64("SELECT max(length(update_json)) FROM events") ?? 0
         print("| initial sync | seconds | events/s | peak RSS |\n|---|---:|---:|---:|")
-        print("| oa-sync --once, \(mirrored) events | \(f(initial.seconds)) | \(Int(Double(mirrored) / initial.seconds)) | \(f(initial.peakRSSMiB, 1)) MiB |")
+        print("| oa-sync --once, \(mirrored) events, \(f(Double(bytes) / 1_048_576, 1)) MiB of updates (largest \(f(Double(largest) / 1_048_576, 2)) MiB) | \(f(initial.seconds)) | \(Int(Double(mirrored) / initial.seconds)) | \(f(initial.peakRSSMiB, 1)) MiB |")
         let baseline = try tools.sqliteBaseline(mirror: mirror, into: work.appending(path: "baseline.sqlite").path)
         print("| SQLite alone: the same rows by Python's executemany into a plain rowid table, then FTS5 'rebuild' | \(f(baseline)) | \(Int(Double(mirrored) / baseline)) | |")
         print("\noa-sync / SQLite alone: \(f(initial.seconds / baseline))× (target ≤ 2×)")
+        guard !initialOnly else { return }
 
         try await incremental(simulator: simulator, mirror: mirror, tools: tools)
         try await liveLatency(simulator: simulator, mirror: mirror, tools: tools)

@@ -30,7 +30,7 @@ public actor BridgeClient {
     private let pending = PendingRequests()
     private let slots = RequestSlots()
     private var nextRequestNumber = 1
-    private var closedReason: String?
+    private var closedError: BridgeError?
 
     private init(connection: WebSocketConnection, url: String, options: BridgeClientOptions, certificatePin: CertificatePin?,
                  logger: Logger) {
@@ -120,15 +120,22 @@ public actor BridgeClient {
     /// `connectionClosed`. The connection's scope does it when its body is done: call it to end
     /// the connection earlier.
     public func close() async {
-        connectionEnded(reason: "closed by this client")
+        connectionEnded(.connectionClosed(reason: "closed by this client"))
         await connection.close()
     }
 
     /// True once the connection is gone.
-    public var isClosed: Bool { closedReason != nil }
+    public var isClosed: Bool { closedError != nil }
 
-    /// Why the connection is gone (nil while it is open).
-    public var closeReason: String? { closedReason }
+    /// Why the connection is gone (nil while it is open): what waiting requests failed with.
+    public var closeError: BridgeError? { closedError }
+
+    /// Why the connection is gone, in words (nil while it is open).
+    public var closeReason: String? {
+        guard let closedError else { return nil }
+        if case .connectionClosed(let reason) = closedError { return reason }
+        return closedError.description
+    }
 
     // MARK: Requests
 
@@ -138,7 +145,7 @@ public actor BridgeClient {
     /// - Throws: `BridgeError.server` for an error answer, `.timedOut`, `.connectionClosed`;
     ///   `CancellationError` when the calling task is cancelled.
     public func call(_ method: String, params: JSONValue? = nil, timeout: Duration? = nil) async throws -> (result: JSONValue, frame: Frame) {
-        if let closedReason { throw BridgeError.connectionClosed(reason: closedReason) }
+        if let closedError { throw closedError }
         try await slots.acquire(unlimited: mayPipeline)
         defer { slots.release() }
         try Task.checkCancellation()
@@ -220,11 +227,11 @@ public actor BridgeClient {
         for await event in connection.inbound {
             switch event {
             case .message(let bytes): await receive(bytes)
-            case .closed(let reason): await connectionEnded(reason: reason)
+            case .closed(let error): await connectionEnded(error)
             }
         }
         // Ended without `.closed`: closed by this client (already recorded), or cancelled.
-        await connectionEnded(reason: "cancelled")
+        await connectionEnded(.connectionClosed(reason: "cancelled"))
     }
 
     private func receive(_ bytes: [UInt8]) async {
@@ -260,11 +267,10 @@ public actor BridgeClient {
         }
     }
 
-    func connectionEnded(reason: String) {
-        guard closedReason == nil else { return }
-        closedReason = reason
-        logger.info("disconnected", metadata: ["url": "\(url)", "reason": "\(reason)"])
-        let error = BridgeError.connectionClosed(reason: reason)
+    func connectionEnded(_ error: BridgeError) {
+        guard closedError == nil else { return }
+        closedError = error
+        logger.info("disconnected", metadata: ["url": "\(url)", "reason": "\(closeReason ?? "")"])
         pending.end(with: error)
         slots.end(with: error)
         notifications.finish()

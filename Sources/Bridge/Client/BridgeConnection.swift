@@ -9,8 +9,8 @@ public protocol BridgeConnection: Sendable {
     /// The bridge's notifications, in order; ends when the connection does. Bounded: the reader
     /// must keep reading, or the connection stops reading from the bridge.
     var notifications: BoundedBuffer<BridgeNotification> { get }
-    /// Why the connection ended (nil while it is open).
-    var closeReason: String? { get async }
+    /// Why the connection ended (nil while it is open): what its waiting requests failed with.
+    var closeError: BridgeError? { get async }
     /// The pin of the certificate a `wss://` bridge presented (nil otherwise).
     var certificatePin: CertificatePin? { get }
     /// True when that certificate was checked against a pin (given, remembered or advertised);

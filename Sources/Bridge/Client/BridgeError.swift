@@ -12,6 +12,12 @@ public enum BridgeError: Error, Equatable, Sendable, CustomStringConvertible {
     case timedOut(method: String, after: Duration)
     /// The connection closed; requests still waiting fail with this.
     case connectionClosed(reason: String)
+    /// The bridge sent a message over this client's limit (`BridgeClientOptions.maximumMessageSize`),
+    /// which ends the connection: `size` is how many bytes it held, at least (nil when unknown).
+    case messageTooLarge(size: Int?, limit: Int)
+    /// A history page of one event, the event `seq`, is still over the message limit: the event
+    /// alone is too large for this client (`size`: the message's bytes, at least, when known).
+    case eventTooLarge(seq: Int64, size: Int?, limit: Int)
     /// The bridge answered with an error.
     case server(method: String, error: JSONRPCError)
     /// The bridge's answer does not have the expected shape.
@@ -41,6 +47,12 @@ public enum BridgeError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(method) got no answer within \(after.formattedSeconds)"
         case .connectionClosed(let reason):
             "the connection to the bridge closed: \(reason)"
+        case .messageTooLarge(let size, let limit):
+            "the bridge sent a message " + (size.map { "of at least \($0) bytes, " } ?? "")
+                + "over this client's message limit of \(limit) bytes"
+        case .eventTooLarge(let seq, let size, let limit):
+            "history event \(seq) alone is over this client's message limit of \(limit) bytes"
+                + (size.map { " (its page was at least \($0) bytes)" } ?? "")
         case .server(let method, let error):
             "the bridge refused \(method): \(error)"
         case .unexpectedResult(let method, let reason):

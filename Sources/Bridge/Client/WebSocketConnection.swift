@@ -18,8 +18,9 @@ final class WebSocketConnection: Sendable {
     enum Event: Sendable {
         /// A text or binary message's payload.
         case message([UInt8])
-        /// The connection is gone, and why.
-        case closed(reason: String)
+        /// The connection is gone, and why: `connectionClosed` with its reason, or
+        /// `messageTooLarge` when this client refused a message over its limit.
+        case closed(BridgeError)
     }
 
     private enum Command: Sendable {
@@ -89,7 +90,7 @@ final class WebSocketConnection: Sendable {
     ) async throws -> T {
         guard BridgeURL.isValid(url) else { throw BridgeError.invalidURL(url) }
         let configuration = WebSocketClientConfiguration(
-            maxFrameSize: maximumMessageSize,
+            maxFrameSize: frameSizeCap(forMessageLimit: maximumMessageSize),
             additionalHeaders: security.headers,
             closeTimeout: closeTimeout,
             autoPing: keepaliveInterval.map { .enabled(timePeriod: $0) } ?? .disabled,
@@ -103,8 +104,8 @@ final class WebSocketConnection: Sendable {
         do {
             outcome = .success(try await withThrowingTaskGroup(of: Void.self, returning: T.self, isolation: isolation) { group in
                 group.addTask {
-                    await connection.run(url: url, configuration: configuration, tls: security.tls, eventLoop: eventLoop,
-                                         commandStream: commandStream, opened: opened, logger: logger)
+                    await connection.run(url: url, configuration: configuration, maximumMessageSize: maximumMessageSize, tls: security.tls,
+                                         eventLoop: eventLoop, commandStream: commandStream, opened: opened, logger: logger)
                 }
                 do {
                     try await waitUntilOpen(opened, deadline: openDeadline)
@@ -159,47 +160,58 @@ final class WebSocketConnection: Sendable {
     private func run(
         url: String,
         configuration: WebSocketClientConfiguration,
+        maximumMessageSize: Int,
         tls: TLSConfiguration?,
         eventLoop: MultiThreadedEventLoopGroup,
         commandStream: AsyncStream<Command>,
         opened: OpenSignal,
         logger: Logger
     ) async {
-        var reason = "closed by the bridge"
+        var ending = BridgeError.connectionClosed(reason: "closed by the bridge")
         do {
             let close = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls,
                                                           eventLoopGroup: eventLoop, logger: logger) { frames, outbound, _ in
                 guard opened.succeed() else { return }
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await self.assembleMessages(from: frames, maximumMessageSize: configuration.maxFrameSize) }
+                    group.addTask { try await self.assembleMessages(from: frames, maximumMessageSize: maximumMessageSize) }
                     group.addTask { try await Self.write(commandStream, to: outbound) }
                     try await group.next()
                     group.cancelAll()
                 }
             }
             if let close {
-                reason = "closed by the bridge (\(close.closeCode)\(close.reason.map { ": \($0)" } ?? ""))"
+                ending = .connectionClosed(reason: "closed by the bridge (\(close.closeCode)\(close.reason.map { ": \($0)" } ?? ""))")
+            } else {
+                ending = .connectionClosed(reason: "the connection ended without a close frame (the bridge dropped it, "
+                    + "or sent a frame over \(configuration.maxFrameSize) bytes, which is refused unread)")
             }
+        } catch let error as BridgeError {
+            // This side ended it, and said why (a message over the limit, a broken protocol).
+            ending = error
         } catch let error as WebSocketClientError where error == .webSocketUpgradeFailed {
-            reason = "the bridge refused the WebSocket upgrade"
+            ending = .connectionClosed(reason: "the bridge refused the WebSocket upgrade")
             opened.fail(UpgradeDeclined())
         } catch {
-            reason = Self.describe(error)
+            let reason = Self.describe(error)
+            ending = .connectionClosed(reason: reason)
             opened.fail(BridgeError.connectionFailed(url: url, reason: reason))
         }
-        opened.fail(BridgeError.connectionClosed(reason: reason))
-        await inbound.send(.closed(reason: reason))
+        opened.fail(ending)
+        await inbound.send(.closed(ending))
         inbound.finish()
         // Sends still queued will never be written.
         commands.finish()
         for await command in commandStream {
-            if case .send(_, let done) = command { done.resume(throwing: BridgeError.connectionClosed(reason: reason)) }
+            if case .send(_, let done) = command { done.resume(throwing: ending) }
         }
         ended.raise()
     }
 
     /// Assembles messages from frames into `inbound`, so that a text message's bytes reach the
     /// parser exactly as sent, never repaired through a String. Returns once `inbound` is finished.
+    ///
+    /// - Throws: `BridgeError.messageTooLarge` for a message over `maximumMessageSize`, with its
+    ///   size (at least) when its frames were read (`frameSizeCap`).
     private func assembleMessages(from frames: WebSocketInboundStream, maximumMessageSize: Int) async throws {
         var message: [UInt8] = []
         var inMessage = false
@@ -210,7 +222,7 @@ final class WebSocketConnection: Sendable {
                     + (inMessage ? "a new message began inside a fragmented one" : "a continuation frame with no message to continue"))
             }
             guard message.count + frame.data.readableBytes <= maximumMessageSize else {
-                throw BridgeError.connectionClosed(reason: "the bridge sent a message over \(maximumMessageSize) bytes")
+                throw BridgeError.messageTooLarge(size: message.count + frame.data.readableBytes, limit: maximumMessageSize)
             }
             message += frame.data.readableBytesView
             inMessage = !frame.fin
@@ -252,6 +264,15 @@ final class WebSocketConnection: Sendable {
             return "\(clientError)"
         }
         return "\(error)"
+    }
+
+    /// The largest frame the frame decoder reads: four times the message limit (at most 4 GiB), so
+    /// that a message over the limit is read and refused with its size (`messageTooLarge`), and
+    /// the engine can ask for less; a larger frame is refused unread, and ends the connection
+    /// without a word from the decoder. A frame is held whole while it is read.
+    static func frameSizeCap(forMessageLimit limit: Int) -> Int {
+        let cap = limit.multipliedReportingOverflow(by: 4)
+        return cap.overflow ? Int(UInt32.max) : min(cap.partialValue, Int(UInt32.max))
     }
 
     /// Sends a text frame; returns once it is written.

@@ -105,6 +105,8 @@ public struct HistoryChangesPage: Sendable, Equatable {
     /// The seq to ask from next (the last item's, or the `since` asked for).
     public var next: Int64
     public var hasMore: Bool
+    /// The size of the message the page came in, in bytes (what the next page's size is judged by).
+    public var byteCount = 0
 }
 
 /// An item of `tinyvex/history.sessions`.

@@ -52,7 +52,8 @@ enum WireDecoding {
         return HistoryChangesPage(
             items: changes,
             next: result["next"]?.int64Value ?? changes.last?.seq ?? since,
-            hasMore: result["has_more"]?.boolValue ?? false
+            hasMore: result["has_more"]?.boolValue ?? false,
+            byteCount: frame.bytes.count
         )
     }
 

@@ -55,6 +55,9 @@ public struct EventBatch: Sendable {
     /// How many events it holds.
     public var count: Int { rows.count }
 
+    /// The bytes its events' kinds, texts and updates take (what bounds a batch besides its count).
+    public var byteCount: Int { bytes.count }
+
     /// True when it holds no event.
     public var isEmpty: Bool { rows.isEmpty }
 

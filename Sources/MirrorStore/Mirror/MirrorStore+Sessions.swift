@@ -48,6 +48,12 @@ public struct SessionSummary: Sendable, Equatable {
     public var goneAt: Int64?
     /// How many of its events the desktop no longer has (they stay here, marked).
     public var goneEventCount: Int64
+    /// Why its timeline could not be mirrored, when the last try failed (nil otherwise).
+    public var syncError: String? = nil
+    /// When that try failed.
+    public var syncErrorAt: Int64? = nil
+    /// When it is tried again, at the earliest.
+    public var retryAfter: Int64? = nil
 }
 
 extension MirrorStore {
@@ -299,7 +305,7 @@ extension MirrorStore {
     static let sessionColumns = """
         session_id, origin, title, mode, last_ts, server_event_count, server_last_seq, local_event_count,
         first_seen_at, last_seen_at, history_no, (SELECT desktop FROM histories h WHERE h.history_no = sessions.history_no),
-        gone_at, gone_event_count
+        gone_at, gone_event_count, sync_error, sync_error_at, retry_after
         """
 
     static func sessionSummary(_ row: Row) -> SessionSummary {
@@ -317,7 +323,10 @@ extension MirrorStore {
             history: row.optionalInt64(10).map(HistoryKey.init(rawValue:)),
             desktop: row.optionalString(11),
             goneAt: row.optionalInt64(12),
-            goneEventCount: row.int64(13)
+            goneEventCount: row.int64(13),
+            syncError: row.optionalString(14),
+            syncErrorAt: row.optionalInt64(15),
+            retryAfter: row.optionalInt64(16)
         )
     }
 }

@@ -1,0 +1,130 @@
+import Bridge
+import Foundation
+import MirrorStore
+import SyncEngine
+import TestSupport
+import Testing
+
+/// Messages over the client's limit: history pages shrink until they fit, an event alone too large
+/// is named, and a stock session too large fails alone while the others are mirrored. The engine
+/// runs in this process (for a small message limit), against the simulator over 127.0.0.1.
+@Suite("Messages over the limit", .timeLimit(.minutes(3)))
+struct MessageSizeTests {
+    /// The client's message limit in these tests.
+    static let limit = 256 << 10
+
+    static func engine(_ mirror: String, _ url: String, limit: Int = Self.limit, failedSessionRetry: Duration = .seconds(60)) throws -> SyncEngine {
+        var options = BridgeClientOptions.forTests
+        options.maximumMessageSize = limit
+        var configuration = SyncConfiguration(bridgeURL: url, clientOptions: options, changesPageSize: 2000)
+        configuration.failedSessionRetry = failedSessionRetry
+        return try SyncEngine(mirrorPath: mirror, configuration: configuration)
+    }
+
+    /// A tool call's result of `bytes` bytes of output.
+    static func toolOutput(_ bytes: Int, call: Int) -> JSONValue {
+        ["sessionUpdate": "tool_call_update",
+         "tool_call_update": ["call_id": .string("call-\(call)"), "status": "completed",
+                              "output": ["stdout": .string(String(repeating: "log line \(call) ", count: bytes / 12))]]]
+    }
+
+    /// Creates `session` in the simulator with `count` tool outputs of `bytes` bytes; returns their seqs.
+    @discardableResult
+    static func addLargeSession(_ url: String, _ session: String, count: Int, bytes: Int) async throws -> [Int64] {
+        try await SimulatorControl.withConnection(to: url) { control in
+            try await control.call("create_session", ["session_id": .string(session)])
+            var seqs: [Int64] = []
+            for call in 0..<count { seqs += try await control.append(session, [toolOutput(bytes, call: call)]) }
+            return seqs
+        }
+    }
+
+    @Test("a history page over the message limit is asked for again smaller, and the sync goes on")
+    func pageShrinks() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (4, 300))
+        try await Self.addLargeSession(simulator.url, "LARGE", count: 40, bytes: 20_000)
+        let mirror = directory.path("mirror.sqlite")
+        let engine = try Self.engine(mirror, simulator.url)
+        let report = try await engine.syncOnce()
+        await engine.finish()
+        #expect(report.eventsWritten == (try simulatorHistory(simulator.databasePath)).count)
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        // The pages refused along the way were said as such, not as the bridge closing.
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.status()[SyncStatusKey.lastError] == nil)
+    }
+
+    @Test("an event alone over the message limit is named, with its size and the limit; what precedes it is mirrored")
+    func eventTooLarge() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (3, 200))
+        let seq = try #require(try await Self.addLargeSession(simulator.url, "HUGE", count: 1, bytes: 400_000).first)
+        let mirror = directory.path("mirror.sqlite")
+        let engine = try Self.engine(mirror, simulator.url)
+        let error = await #expect(throws: BridgeError.self) { try await engine.syncOnce() }
+        await engine.finish()
+        guard case .eventTooLarge(seq, let size?, Self.limit)? = error else {
+            Issue.record("expected eventTooLarge for \(seq) with its size, got \(String(describing: error))")
+            return
+        }
+        #expect(size > 300_000, "the size of the event's page, at least")
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.historyCursor() == seq - 1)
+        let lastError = try #require(try store.status()[SyncStatusKey.lastError]?.value)
+        #expect(lastError.contains("history event \(seq) alone is over this client's message limit of \(Self.limit) bytes"), "\(lastError)")
+    }
+
+    @Test("a stock session over the limit fails alone, the others are mirrored; it is retried later and recovers")
+    func stockSessionFailsAlone() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        try await Self.addLargeSession(simulator.url, "HUGE", count: 20, bytes: 20_000)
+        let mirror = directory.path("mirror.sqlite")
+
+        let first = try Self.engine(mirror, simulator.url, failedSessionRetry: .zero)
+        let report = try await first.syncOnce()
+        await first.finish()
+        #expect(report.failedSessions.map(\.sessionID) == ["HUGE"])
+        #expect(report.failedSessions.first?.reason.contains("over this client's message limit of \(Self.limit) bytes") == true)
+        #expect(report.timelinesFetched == 9)
+        try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+            for session in try await client.recentSessions() where session.sessionID != "HUGE" {
+                let mirrored = try mirroredTimeline(mirror, session: session.sessionID)
+                #expect(sameEvents(mirrored, try await bridgeTimeline(client, session: session.sessionID)), "\(session.sessionID)")
+            }
+        }
+        do {
+            let store = try MirrorStore(path: mirror, mode: .readOnly)
+            let huge = try #require(try store.session(id: "HUGE"))
+            #expect(huge.syncError?.contains("message limit") == true)
+            #expect(huge.localEventCount == 0)
+        }
+        let listed = await try ReplProcess.run(["--db", mirror, "--jsonl"],
+                                         input: Data(#"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"limit":50}}\#n"#.utf8))
+        let sessions = try #require(try JSONParser.parse(Array(listed.standardOutput.utf8))["result"]?.arrayValue)
+        let huge = try #require(sessions.first { $0["session_id"]?.stringValue == "HUGE" })
+        #expect(huge["sync_state"]?.stringValue == "failed")
+        #expect(huge["sync_error"]?.stringValue?.contains("message limit") == true)
+        // No session is said to be synced while the mirror holds fewer of its events than the bridge reported.
+        for session in sessions where session["sync_state"]?.stringValue == "synced" {
+            let held = session["event_count"]?.int64Value ?? 0
+            #expect(held >= session["server_event_count"]?.int64Value ?? 0, "\(session)")
+        }
+
+        // A later sync, with room for it, retries the session (its retry time has come) and mirrors it.
+        let second = try Self.engine(mirror, simulator.url, limit: 128 << 20, failedSessionRetry: .zero)
+        let retried = try await second.syncOnce()
+        await second.finish()
+        #expect(retried.failedSessions.isEmpty)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        let recovered = try #require(try store.session(id: "HUGE"))
+        #expect(recovered.syncError == nil && recovered.retryAfter == nil)
+        #expect(try store.failedSessions().isEmpty)
+        try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+            let mirrored = try mirroredTimeline(mirror, session: "HUGE")
+            let served = try await bridgeTimeline(client, session: "HUGE")
+            #expect(served.count == 21 && sameEvents(mirrored, served), "the session's creation and its 20 outputs")
+        }
+    }
+}
