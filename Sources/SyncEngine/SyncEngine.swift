@@ -287,7 +287,8 @@ public actor SyncEngine {
                 group.addTask {
                     while true {
                         try await Task.sleep(for: tickInterval)
-                        wakeLiveLoop.yield()
+                        // Finished: the connection ended, and the live loop with it.
+                        if case .terminated = wakeLiveLoop.yield() { return false }
                     }
                 }
             }
@@ -296,7 +297,11 @@ public actor SyncEngine {
                 // The connection's end alone says less than the failure of the work it cut short
                 // (a history page or a timeline refused as over the message limit), when there is one.
                 let closing = await client.closeError ?? BridgeError.connectionClosed(reason: "the notification stream ended")
-                group.cancelAll()
+                // Not cancelled: a catch-up under way commits the pages it received (whole, with
+                // the cursor that covers them) before its next request fails, as every request of
+                // a closed connection does at once; the live loop and the ticker end with the
+                // stream that wakes them.
+                wakeLiveLoop.finish()
                 var failure: (any Error)?
                 while true {
                     do {
