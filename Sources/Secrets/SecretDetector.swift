@@ -51,6 +51,13 @@ public struct SecretDetector: Sendable {
         return compiled.map(\.rule.kind).filter { seen.insert($0).inserted }
     }
 
+    /// Whether some rule would be tried on `text`: one of its keywords occurs (or a rule has
+    /// none). False means `findings(in:)` finds nothing, at the cost of a few substring searches.
+    public func mayHoldSecrets(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return compiled.contains { $0.keywords.isEmpty || $0.keywords.contains(where: { lowered.contains($0) }) }
+    }
+
     /// The secrets in `text`, in the order they occur, none overlapping another.
     public func findings(in text: String) -> [SecretFinding] {
         guard !text.isEmpty else { return [] }

@@ -15,6 +15,8 @@ enum SecretScan {
     }
 
     static let batchSize = 2000
+    /// The kinds of the chunks of a streamed message.
+    static let chunkKinds: Set<String> = [UpdateKind.userMessageChunk, .agentMessageChunk, .agentThoughtChunk].map(\.rawValue).reduce(into: []) { $0.insert($1) }
 
     /// Brings the findings of `store` up to date with `detector`'s rules.
     static func update(store: MirrorStore, detector: SecretDetector) throws -> Outcome {
@@ -56,12 +58,17 @@ enum SecretScan {
             }
         }
         for event in events {
-            for text in strings(of: event) {
+            // Most events hold no rule's keyword: their update is not even parsed. One with a
+            // \u escape is, since the escape could spell a keyword.
+            let raw = String(decoding: event.updateJSON, as: UTF8.self)
+            let scanned = detector.mayHoldSecrets(raw) || raw.contains("\\u") ? strings(of: event) : []
+            for text in scanned {
                 for finding in detector.findings(in: text) {
                     found.insert(SecretFindingRecord(eventID: event.eventID, kind: finding.kind, fingerprint: finding.fingerprint.text))
                 }
             }
-            if let chunk = EventRedaction.chunkText(event) {
+            // A chunk's text is its stored text (the update is not parsed again).
+            if let chunk = chunkKinds.contains(event.kind) ? event.text : nil {
                 if let key = runKey, key.session != event.sessionID || key.kind != event.kind { flush() }
                 runKey = (event.sessionID, event.kind)
                 run.append((event.eventID, chunk))
