@@ -28,7 +28,7 @@ enum SecretsCommand {
         let detector = try context.secretDetector()
         let store = try context.store()
         let (occurrences, exports) = try storeCall {
-            _ = try SecretScan.update(store: store, detector: detector)
+            try SecretScan.update(store: store, detector: detector)
             return try store.read { (try store.secretOccurrences(sessionID: session), try store.exports()) }
         }
         let reports = SecretReport.make(occurrences: occurrences, exports: exports).filter { checked == nil || $0.fingerprint == checked?.text }

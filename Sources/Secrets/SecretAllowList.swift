@@ -13,8 +13,6 @@ public struct SecretAllowList: Sendable, Equatable {
         }
     }
 
-    public var isEmpty: Bool { literals.isEmpty && hashes.isEmpty }
-
     /// A digest of the list (the hashes of its values, in order), for `SecretDetector.rulesDigest`.
     var digest: String {
         (literals.map { SecretFingerprint.sha256Hex($0) } + hashes).sorted().joined(separator: ",")

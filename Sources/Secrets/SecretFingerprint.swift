@@ -11,11 +11,6 @@ public struct SecretFingerprint: Sendable, Hashable, Comparable, CustomStringCon
         text = String(value.prefix(4)) + "…" + String(Self.sha256Hex(value).prefix(8))
     }
 
-    /// A fingerprint read back as stored.
-    public init(stored text: String) {
-        self.text = text
-    }
-
     public var description: String { text }
 
     public static func < (lhs: SecretFingerprint, rhs: SecretFingerprint) -> Bool { lhs.text < rhs.text }

@@ -5,23 +5,16 @@ import Secrets
 /// Finds the secrets of the events the mirror has not yet scanned (those after the watermark, or
 /// every event when the rules changed) and keeps their findings, a batch of events at a time:
 /// the `secrets` report is then as fast as a query. Each event's update is scanned string by
-/// string (`JSONRedaction` reads it); the chunks of one message within a batch are scanned as
-/// their merged text too, a finding there kept for the chunk where it starts.
+/// string, its escapes decoded; the chunks of one message within a batch are scanned as their
+/// merged text too, a finding there kept for the chunk where it starts. A secret split across
+/// chunks that fall in two batches may be missed by the report (the views still redact it).
 enum SecretScan {
-    /// What a scan did.
-    struct Outcome {
-        var scanned = 0
-        var seconds = 0.0
-    }
-
     static let batchSize = 2000
     /// The kinds of the chunks of a streamed message.
-    static let chunkKinds: Set<String> = [UpdateKind.userMessageChunk, .agentMessageChunk, .agentThoughtChunk].map(\.rawValue).reduce(into: []) { $0.insert($1) }
+    static let chunkKinds = Set([UpdateKind.userMessageChunk, .agentMessageChunk, .agentThoughtChunk].map(\.rawValue))
 
     /// Brings the findings of `store` up to date with `detector`'s rules.
-    static func update(store: MirrorStore, detector: SecretDetector) throws -> Outcome {
-        var outcome = Outcome()
-        let started = ContinuousClock.now
+    static func update(store: MirrorStore, detector: SecretDetector) throws {
         let state = try store.secretScanState()
         var watermark = state?.rulesDigest == detector.rulesDigest ? state?.scannedThrough ?? 0 : 0
         if state != nil, watermark == 0 { try store.recordSecretScan([], through: 0, rulesDigest: detector.rulesDigest) }
@@ -30,11 +23,7 @@ enum SecretScan {
             guard let last = events.last else { break }
             try store.recordSecretScan(findings(in: events, detector: detector), through: last.eventID, rulesDigest: detector.rulesDigest)
             watermark = last.eventID
-            outcome.scanned += events.count
         }
-        let elapsed = ContinuousClock.now - started
-        outcome.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return outcome
     }
 
     /// The findings of a batch of events.
