@@ -9,7 +9,7 @@ import Testing
 /// ordinary agent text with a few planted secrets; the figures are printed.
 @Suite("the secrets report's lazy scan", .timeLimit(.minutes(5)))
 struct SecretScanTests {
-    static let events = 20_000
+    static let events = 8_000
 
     func chunk(_ session: String, _ text: String, time: Int64) -> NewEvent {
         let json: JSONValue = ["sessionUpdate": "agent_message_chunk", "content": ["content": ["type": "text", "text": .string(text)]]]
@@ -41,7 +41,7 @@ struct SecretScanTests {
         var events: [NewEvent] = []
         for index in 0..<Self.events {
             let session = sessions[index % sessions.count], time = 1_730_000_000_000 + Int64(index)
-            events.append(index % 5_000 == 5 ? chunk(session, PlantedSecrets.all[index / 5_000].line, time: time)
+            events.append(index % 2_000 == 5 ? chunk(session, PlantedSecrets.all[index / 2_000].line, time: time)
                                               : output(session, corpus[index % corpus.count], time: time))
         }
         for page in stride(from: 0, to: events.count, by: 5000) { try store.appendEvents(Array(events[page..<min(page + 5000, events.count)])) }
