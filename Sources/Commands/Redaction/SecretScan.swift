@@ -6,7 +6,7 @@ import Secrets
 /// every event when the rules changed) and keeps their findings, a batch of events at a time:
 /// the `secrets` report is then as fast as a query. Each event's update is scanned string by
 /// string, its escapes decoded; the chunks of one message within a batch are scanned as their
-/// merged text too, a finding there kept for the chunk where it starts. A secret split across
+/// merged text instead, a finding there kept for the chunk where it starts. A secret split across
 /// chunks that fall in two batches may be missed by the report (the views still redact it).
 enum SecretScan {
     static let batchSize = 2000
@@ -33,7 +33,7 @@ enum SecretScan {
         var runKey: (session: String, kind: String)?
         func flush() {
             defer { run = [] }
-            guard run.count > 1 else { return }
+            guard !run.isEmpty else { return }
             let whole = run.map(\.text).joined()
             var starts: [(offset: Int, eventID: Int64)] = []
             var offset = 0
@@ -47,6 +47,16 @@ enum SecretScan {
             }
         }
         for event in events {
+            // A chunk is scanned as part of its message's merged text only: alone, the part of
+            // a secret it holds could be found as another secret. Its text is its stored text.
+            if chunkKinds.contains(event.kind) {
+                if let key = runKey, key.session != event.sessionID || key.kind != event.kind { flush() }
+                runKey = (event.sessionID, event.kind)
+                run.append((event.eventID, event.text))
+                continue
+            }
+            flush()
+            runKey = nil
             // Most events hold no rule's keyword: their update is not even parsed. One with a
             // \u escape is, since the escape could spell a keyword.
             let raw = String(decoding: event.updateJSON, as: UTF8.self)
@@ -55,15 +65,6 @@ enum SecretScan {
                 for finding in detector.findings(in: text) {
                     found.insert(SecretFindingRecord(eventID: event.eventID, kind: finding.kind, fingerprint: finding.fingerprint.text))
                 }
-            }
-            // A chunk's text is its stored text (the update is not parsed again).
-            if let chunk = chunkKinds.contains(event.kind) ? event.text : nil {
-                if let key = runKey, key.session != event.sessionID || key.kind != event.kind { flush() }
-                runKey = (event.sessionID, event.kind)
-                run.append((event.eventID, chunk))
-            } else {
-                flush()
-                runKey = nil
             }
         }
         flush()
