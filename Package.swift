@@ -92,11 +92,18 @@ let package = Package(
             ]
         ),
 
+        // The detector of secrets in text (token formats, keys, passwords) and their redaction.
+        .target(
+            name: "Secrets",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+
         // Layer 5: the command layer shared by oa-sync and oa-repl.
         .target(
             name: "Commands",
             dependencies: [
                 "MirrorStore",
+                "Secrets",
                 "Bridge",
                 "SyncEngine",
                 "CCmarkGFM",
@@ -113,6 +120,7 @@ let package = Package(
             dependencies: [
                 "Commands",
                 "MirrorStore",
+                "Secrets",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -258,8 +266,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["Commands", "MirrorStore", "TestSupport", "ToolSupport", "CCmarkGFM"],
+            dependencies: ["Commands", "MirrorStore", "Secrets", "TestSupport", "ToolSupport", "CCmarkGFM"],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "SecretsTests",
+            dependencies: ["Secrets", "TestSupport"]
         ),
         .testTarget(
             name: "SyncTests",

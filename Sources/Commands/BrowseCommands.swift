@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import Secrets
 
 /// Commands that read the mirror: threads, sessions, show, search, status.
 package enum BrowseCommands {
@@ -37,11 +38,12 @@ package enum BrowseCommands {
         let offset = try arguments.integer("offset", default: 0, range: 0...Int(Int32.max))
         let desktop = try arguments.string("desktop")
         let store = try context.store()
+        let redactor = try context.redactor()
         let rows = try storeCall { () throws -> [(SessionSummary, String?, String)] in
             try store.read {
                 try store.sessions(limit: limit, offset: offset, desktop: desktop).map { session in
                     let title = try session.title ?? firstPrompt(store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50)))
-                    return (session, title, try syncState(session, store: store))
+                    return (session, redactor.map { redactor in title.map(redactor.redact) } ?? title, try syncState(session, store: store))
                 }
             }
         }
@@ -83,11 +85,13 @@ package enum BrowseCommands {
         }
         guard arguments.values["context"].map(\.isNull) ?? true else { throw CommandError.badArguments("context goes with at") }
         let events = try storeCall { try context.store().timeline(sessionID: session.sessionID) }
+        let redactor = try context.redactor()
         if raw {
-            let json: JSONValue = ["session_id": .string(session.sessionID), "events": .array(events.map(eventJSON))]
-            return CommandResult(json: json, table: rawTable(events))
+            let shown = EventRedaction.redacted(events, by: redactor)
+            let json: JSONValue = ["session_id": .string(session.sessionID), "events": .array(shown.map(eventJSON))]
+            return CommandResult(json: json, table: rawTable(shown))
         }
-        let conversation = Conversation(events: events)
+        let conversation = Conversation(events: events).redacted(by: redactor)
         var members = [JSONMember("session_id", .string(session.sessionID)), JSONMember("entries", .array(conversation.entries.map(entryJSON)))]
         let note = ArchiveNote.line(session: session, events: events)
         if let note { members.append(JSONMember("archive_note", .string(note))) }
@@ -119,18 +123,21 @@ package enum BrowseCommands {
         let earlier: JSONValue = window.earlier.map { ["events": .number($0.count), "last_ordinal": .number($0.lastOrdinal)] } ?? .null
         let later: JSONValue = window.later.map { ["events": .number($0.count), "first_ordinal": .number($0.firstOrdinal)] } ?? .null
         let notes = (before: window.earlierNote(sessionID: session.sessionID), after: window.laterNote(sessionID: session.sessionID))
+        let redactor = try context.redactor()
         if raw {
+            let shown = EventRedaction.redacted(window.events, by: redactor)
             let json: JSONValue = .object([
                 JSONMember("session_id", .string(session.sessionID)), JSONMember("at", .number(ordinal)),
-                JSONMember("events", .array(window.events.map(eventJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
+                JSONMember("events", .array(shown.map(eventJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
             ])
-            return CommandResult(json: json, table: rawTable(window.events))
+            return CommandResult(json: json, table: rawTable(shown))
         }
+        let entries = Conversation(entries: window.entries).redacted(by: redactor).entries
         let json: JSONValue = .object([
             JSONMember("session_id", .string(session.sessionID)), JSONMember("at", .number(ordinal)), JSONMember("context", .number(size)),
-            JSONMember("entries", .array(window.entries.map(entryJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
+            JSONMember("entries", .array(entries.map(entryJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
         ])
-        let body = ConversationText.render(Conversation(entries: window.entries), palette: context.palette)
+        let body = ConversationText.render(Conversation(entries: entries), palette: context.palette)
         return CommandResult(json: json, text: ([notes.before, body, notes.after].compactMap { $0 }).joined(separator: "\n"))
     }
 
@@ -155,7 +162,12 @@ package enum BrowseCommands {
         let query = try arguments.requiredString("query")
         let limit = try arguments.integer("limit", default: 20, range: 1...1000)
         let filter = try searchFilter(arguments, context: context)
-        let hits = try storeCall { try context.store().search(query, filter: filter, limit: limit, markers: Palette.snippetMarkers) }
+        let redactor = try context.redactor()
+        let hits = try storeCall {
+            let store = try context.store()
+            return try SnippetRedaction.redacted(try store.search(query, filter: filter, limit: limit, markers: Palette.snippetMarkers),
+                                                 markers: Palette.snippetMarkers, store: store, by: redactor)
+        }
         let json: JSONValue = .array(hits.map { hit in
             .object([JSONMember("session_id", .string(hit.sessionID)), JSONMember("ordinal", .number(hit.ordinal)),
                      JSONMember("event_id", .number(hit.eventID)), JSONMember("kind", .string(hit.kind)),

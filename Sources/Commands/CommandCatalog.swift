@@ -6,7 +6,7 @@ public enum CommandCatalog {
     public static let all: [CommandDefinition] = [
         BrowseCommands.threads, BrowseCommands.sessions, BrowseCommands.show, BrowseCommands.search,
         OutboxCommands.prompt, OutboxCommands.list, OutboxCommands.retry, OutboxCommands.drop,
-        FeedCommands.follow, FeedCommands.unsubscribe, ExportCommand.export, BrowseCommands.status, SyncCommand.sync,
+        FeedCommands.follow, FeedCommands.unsubscribe, ExportCommand.export, SecretsCommand.secrets, BrowseCommands.status, SyncCommand.sync,
         help, methods, quit,
     ]
 

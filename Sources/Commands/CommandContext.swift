@@ -1,5 +1,6 @@
 import Foundation
 import MirrorStore
+import Secrets
 
 /// What commands work on: the mirror (opened on first use) and the bridge `sync` talks to.
 ///
@@ -17,6 +18,17 @@ public final class CommandContext {
     /// states, search hits); `.plain` (the default) for everything but a terminal's table mode,
     /// which a front end sets, and never in JSON.
     public var palette: Palette = .plain
+    /// Whether history leaving the mirror (exports, `show`, `search`, JSON lines, MCP) has its
+    /// secrets replaced by `[REDACTED:<kind>#<n>]` tags: true unless a front end is told
+    /// `--no-redact` (or `.redact off`).
+    public var redacts = true
+    /// The user's secrets file (extra rules, values never to flag): `SecretsConfiguration.path()`
+    /// unless a front end says otherwise.
+    public var secretsFilePath = SecretsConfiguration.path()
+    private var loadedDetector: SecretDetector?
+    /// Reads one secret from standard input for `secrets --check -` (without echo on a terminal);
+    /// nil where standard input is not the user's (JSON-lines mode).
+    public var readSecret: (() -> String?)?
 
     public init(mirrorPath: String, bridgeURL: String, clock: MirrorClock = .system) {
         self.mirrorPath = mirrorPath
@@ -38,6 +50,23 @@ public final class CommandContext {
         } catch {
             throw .store(CommandError.message(for: error))
         }
+    }
+
+    /// The detector of secrets: the built-in rules with the secrets file's, read once.
+    package func secretDetector() throws(CommandError) -> SecretDetector {
+        if let loadedDetector { return loadedDetector }
+        do {
+            let detector = try SecretsConfiguration.load(path: secretsFilePath).detector()
+            loadedDetector = detector
+            return detector
+        } catch {
+            throw .secretsFile(error.description)
+        }
+    }
+
+    /// A redactor for one document (its tags numbered afresh), or nil when `redacts` is off.
+    package func redactor() throws(CommandError) -> Redactor? {
+        redacts ? Redactor(detector: try secretDetector()) : nil
     }
 
     /// Closes the mirror, so that another writer (a sync) may take it.

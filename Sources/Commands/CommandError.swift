@@ -31,6 +31,8 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
     case filesFailed(String, result: JSONValue)
     /// No subscription with this number in this session (-32007).
     case unknownSubscription(Int)
+    /// The secrets file cannot be used (-32008): where and why, never what it holds.
+    case secretsFile(String)
 
     /// The JSON-RPC error code.
     public var code: Int {
@@ -47,6 +49,7 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         case .fileExists: -32005
         case .io, .filesFailed: -32006
         case .unknownSubscription: -32007
+        case .secretsFile: -32008
         }
     }
 
@@ -66,6 +69,7 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         case .io(let message): message
         case .filesFailed(let summary, _): summary
         case .unknownSubscription(let number): "no subscription \(number) here (events.subscribe answers with the number)"
+        case .secretsFile(let message): message
         }
     }
 

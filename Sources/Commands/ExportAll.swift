@@ -10,7 +10,8 @@ import MirrorStore
 /// The sessions are read in one read transaction, so that the files are one consistent snapshot of
 /// the mirror, and one timeline at a time, so that memory stays bounded by the largest session. A
 /// file that cannot be written does not stop the others; the command then fails, after trying
-/// them all, with what was done as the error's data.
+/// them all, with what was done as the error's data. The sessions whose files were written are
+/// noted in the mirror's exports (for the `secrets` report).
 enum ExportAll {
     /// What an export did.
     struct Report {
@@ -53,6 +54,7 @@ enum ExportAll {
         let store = try context.store()
         let directory = try prepareDirectory(requestedDirectory)
         var report = Report(directory: directory.path)
+        var exported: [String] = []
         var progress = ProgressReports(report: context.progress)
         defer { progress.finish(report.sessions) }
         try storeCall {
@@ -66,25 +68,39 @@ enum ExportAll {
                     progress.step(done: done, total: report.sessions)
                     guard let session = byID[named.sessionID] else { continue }
                     let events = try store.timeline(sessionID: session.sessionID)
+                    let redactor = try context.redactor()
                     let files: [(name: String, content: Data)]
                     switch format {
                     case .markdown:
-                        files = [(named.fileName, Data(MarkdownExport.document(session: session, events: events).utf8))]
+                        files = [(named.fileName, Data(MarkdownExport.document(session: session, events: events, redactor: redactor).utf8))]
                     case .json:
-                        files = [(named.fileName, ExportFormat.jsonLines(events))]
+                        files = [(named.fileName, ExportFormat.jsonLines(EventRedaction.redacted(events, by: redactor)))]
                     case .html:
                         let rendered = HTMLExport.render(session: session, events: events, baseName: String(named.fileName.dropLast(5)),
                                                          desktop: session.desktop ?? desktop,
                                                          notice: ArchiveNote.line(session: session, events: events),
-                                                         pageBytes: HTMLExport.defaultPageBytes)
+                                                         pageBytes: HTMLExport.defaultPageBytes, redactor: redactor)
                         rows.append(rendered.row)
                         files = rendered.pages.map { ($0.fileName, Data($0.html.utf8)) }
                     }
+                    let written = report.written.count
                     for file in files { write(file.content, to: directory.appending(path: file.name).path, sessionID: session.sessionID, into: &report) }
+                    if report.written.count > written { exported.append(session.sessionID) }
                 }
                 if format == .html {
                     write(Data(HTMLExport.index(rows: rows, desktop: desktop).utf8), to: directory.appending(path: "index.html").path,
                           sessionID: "index", into: &report)
+                }
+            }
+        }
+        // The sessions whose files were written, for the secrets report (outside the read above).
+        let now = context.clock.now()
+        let redacted = context.redacts
+        try storeCall {
+            try store.write {
+                for sessionID in exported {
+                    try store.recordExport(ExportRecord(sessionID: sessionID, exportedAt: now, format: format.rawValue, redacted: redacted,
+                                                        path: directory.path))
                 }
             }
         }

@@ -46,17 +46,18 @@ enum ExportCommand {
             return try store.read { (try store.timeline(sessionID: session.sessionID), try store.status()[SyncStatusKey.bridgeURL]?.value) }
         }
         let requested = try arguments.string("path")
+        let redactor = try context.redactor()
         let files: [(path: String, content: Data)]
         switch format {
         case .markdown:
             let document = MarkdownExport.document(session: session, events: events,
-                                                   exportedAt: try arguments.bool("timestamp") ? context.clock.now() : nil)
+                                                   exportedAt: try arguments.bool("timestamp") ? context.clock.now() : nil, redactor: redactor)
             guard let requested else {
                 return CommandResult(json: ["session_id": .string(session.sessionID), "markdown": .string(document)], text: document)
             }
             files = [(try destination(for: requested, sessionID: session.sessionID, format: format), Data(document.utf8))]
         case .json:
-            let lines = ExportFormat.jsonLines(events)
+            let lines = ExportFormat.jsonLines(EventRedaction.redacted(events, by: redactor))
             guard let requested else {
                 let text = String(decoding: lines, as: UTF8.self)
                 return CommandResult(json: ["session_id": .string(session.sessionID), "jsonl": .string(text)], text: String(text.dropLast()))
@@ -69,7 +70,7 @@ enum ExportCommand {
             let url = URL(fileURLWithPath: path ?? "openagents-\(session.sessionID.prefix(8)).html")
             let base = url.pathExtension == "html" ? url.deletingPathExtension().lastPathComponent : url.lastPathComponent
             let pages = HTMLExport.pages(session: session, events: events, baseName: base, desktop: session.desktop ?? desktop,
-                                         notice: ArchiveNote.line(session: session, events: events))
+                                         notice: ArchiveNote.line(session: session, events: events), redactor: redactor)
             guard let path else {
                 guard pages.count == 1, let page = pages.first else {
                     throw CommandError.badArguments("this session takes \(pages.count) HTML pages, linked to each other: give the directory (or first file) to write them to")
@@ -91,6 +92,10 @@ enum ExportCommand {
             }
         }
         let path = files.first?.path ?? ""
+        try storeCall {
+            try context.store().recordExport(ExportRecord(sessionID: session.sessionID, exportedAt: context.clock.now(), format: format.rawValue,
+                                                          redacted: redactor != nil, path: path))
+        }
         var members = [JSONMember("session_id", .string(session.sessionID)), JSONMember("path", .string(path)),
                        JSONMember("bytes", .number(files.reduce(0) { $0 + $1.content.count }))]
         if format == .html { members.append(JSONMember("files", .array(files.map { .string($0.path) }))) }

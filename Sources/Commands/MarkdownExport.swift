@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import Secrets
 
 /// A session as a Markdown document: the desktop's "Export Transcript", with its faults fixed.
 ///
@@ -9,10 +10,14 @@ import MirrorStore
 /// (`MessageMarkdown`: its headings nested, a fence left open closed). The same mirror always
 /// gives the same bytes; the export time appears only when asked for. `export`, `export --all`
 /// and MCP's `read_session` render with it.
+///
+/// With a `redactor`, the secrets of the title and of every entry are replaced by their tags, and
+/// the header says how many; without one, the header says the document is not redacted.
 public enum MarkdownExport {
-    public static func document(session: SessionSummary, events: [TimelineEvent], exportedAt: Int64? = nil) -> String {
-        let conversation = Conversation(events: events)
-        var lines: [String] = ["# " + escapeInline(title(session: session, conversation: conversation)), ""]
+    public static func document(session: SessionSummary, events: [TimelineEvent], exportedAt: Int64? = nil, redactor: Redactor?) -> String {
+        let conversation = Conversation(events: events).redacted(by: redactor)
+        let heading = title(session: session, conversation: conversation)
+        var lines: [String] = ["# " + escapeInline(redactor.map { $0.redact(heading) } ?? heading), ""]
         lines.append("- Session: `\(session.sessionID)`")
         if let desktop = session.desktop { lines.append("- Desktop: \(escapeInline(desktop))") }
         if let note = ArchiveNote.line(session: session, events: events) { lines.append("- " + escapeInline(note)) }
@@ -22,6 +27,7 @@ public enum MarkdownExport {
         if let last = Formatting.iso8601(times.max() ?? session.lastTS) { lines.append("- Last activity: \(last)") }
         lines.append("- Events: \(events.count)")
         if let exported = Formatting.iso8601(exportedAt) { lines.append("- Exported: \(exported)") }
+        if let note = redactionNote(redactor) { lines.append("- " + note) }
         for entry in conversation.entries {
             lines.append("")
             lines += render(entry)
@@ -67,6 +73,13 @@ public enum MarkdownExport {
         case .other(let kind, let json, _):
             return ["**Event** `\(kind)` (not shown by this version):"] + fenced(json, language: "json")
         }
+    }
+
+    /// What a document's header says of its redaction: nothing when there was nothing to redact.
+    package static func redactionNote(_ redactor: Redactor?) -> String? {
+        guard let redactor else { return "Not redacted (--no-redact): secrets appear as they were received" }
+        let count = redactor.redactions
+        return count == 0 ? nil : "Redacted: \(count) secret\(count == 1 ? "" : "s") replaced by [REDACTED:<kind>#<n>]"
     }
 
     /// The levels a message's own headings move down: below the message's `##`.

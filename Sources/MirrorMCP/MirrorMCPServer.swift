@@ -13,33 +13,40 @@ public struct MirrorMCPServer: Sendable {
     public let bridgeURL: String
     /// Whether `enqueue_prompt` is offered.
     public let allowsPrompts: Bool
+    /// Whether secrets in what the tools and resources answer are replaced by
+    /// `[REDACTED:<kind>#<n>]` tags (the default; `oa-repl --mcp --no-redact` turns it off, and
+    /// the server's instructions say so).
+    public let redacts: Bool
     let logger: Logger
 
     /// How many recent sessions `resources/list` offers.
     static let listedResources = 50
 
-    public init(mirrorPath: String, bridgeURL: String, allowsPrompts: Bool, logger: Logger) {
+    public init(mirrorPath: String, bridgeURL: String, allowsPrompts: Bool, redacts: Bool = true, logger: Logger) {
         self.mirrorPath = mirrorPath
         self.bridgeURL = bridgeURL
         self.allowsPrompts = allowsPrompts
+        self.redacts = redacts
         self.logger = logger
     }
 
     /// Serves until standard input ends or the task is cancelled.
     public func run() async throws {
-        let mirror = MirrorQueries(mirrorPath: mirrorPath, bridgeURL: bridgeURL)
+        let mirror = MirrorQueries(mirrorPath: mirrorPath, bridgeURL: bridgeURL, redacts: redacts)
         let subscriptions = ResourceSubscriptions()
         let server = Server(
             name: "openagents-mirror", version: "1.0.0", title: "OpenAgents mirror",
             instructions: """
                 The user's coding-agent sessions, mirrored offline. Find things with search_sessions (or list_sessions), \
                 then read the conversation around a hit with read_session (session_id and at: the hit's ordinal).
-                """,
+                """ + (redacts
+                    ? " Secrets (keys, tokens, passwords) in the sessions are shown as [REDACTED:<kind>#<n>]; the same value keeps its tag within an answer."
+                    : " This server was started with --no-redact: secrets in the sessions appear as they were received."),
             capabilities: .init(resources: .init(subscribe: true, listChanged: false), tools: .init(listChanged: false))
         )
         await register(on: server, mirror: mirror, subscriptions: subscriptions)
         try await server.start(transport: AnsweringStdioTransport(logger: logger))
-        logger.info("serving the mirror over MCP", metadata: ["mirror": "\(mirrorPath)", "prompts": "\(allowsPrompts)"])
+        logger.info("serving the mirror over MCP", metadata: ["mirror": "\(mirrorPath)", "prompts": "\(allowsPrompts)", "redacts": "\(redacts)"])
         await withTaskGroup { group in
             group.addTask { [mirrorPath, logger] in
                 await SessionChangeWatch.run(mirrorPath: mirrorPath, subscriptions: subscriptions, server: server, logger: logger)

@@ -1,9 +1,12 @@
 import Commands
 import Foundation
 import MirrorStore
+import Secrets
 
 /// What the MCP tools and resources read from (and, for prompts, write to) the mirror, on a thread
-/// of its own: SQLite calls block, so they never run on the cooperative pool.
+/// of its own: SQLite calls block, so they never run on the cooperative pool. Unless told not to
+/// redact, every text it answers (titles, snippets, conversations) has its secrets replaced by
+/// their tags, one redactor per answer.
 actor MirrorQueries {
     private let executor = ThreadExecutor(name: "oa-mcp-mirror")
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -11,19 +14,22 @@ actor MirrorQueries {
     let mirrorPath: String
     private let context: CommandContext
 
-    init(mirrorPath: String, bridgeURL: String) {
+    init(mirrorPath: String, bridgeURL: String, redacts: Bool) {
         self.mirrorPath = mirrorPath
         context = CommandContext(mirrorPath: mirrorPath, bridgeURL: bridgeURL)
+        context.redacts = redacts
     }
 
     /// The most relevant hits for `query`, each with its session's title.
     func search(_ query: String, limit: Int, session prefix: String?) throws(ToolFailure) -> [SessionHit] {
         try withStore { store in
             let filter = SearchFilter(sessionID: try prefix.map { try context.resolveSession($0).sessionID })
-            let hits = try store.search(query, filter: filter, limit: limit)
+            let redactor = try context.redactor()
+            let hits = try SnippetRedaction.redacted(try store.search(query, filter: filter, limit: limit), markers: .brackets,
+                                                     store: store, by: redactor)
             var titles: [String: String] = [:]
             return try hits.map { hit in
-                if titles[hit.sessionID] == nil { titles[hit.sessionID] = try title(of: hit.sessionID, store: store) }
+                if titles[hit.sessionID] == nil { titles[hit.sessionID] = try title(of: hit.sessionID, store: store, redactor: redactor) }
                 return SessionHit(hit: hit, title: titles[hit.sessionID] ?? "")
             }
         }
@@ -43,7 +49,8 @@ actor MirrorQueries {
                 } else {
                     sessions = try store.sessions(limit: limit, offset: offset)
                 }
-                return try sessions.map { SessionListing(session: $0, title: try title(of: $0, store: store)) }
+                let redactor = try context.redactor()
+                return try sessions.map { SessionListing(session: $0, title: try title(of: $0, store: store, redactor: redactor)) }
             }
         }
     }
@@ -73,8 +80,9 @@ actor MirrorQueries {
                     start = window.entries.first.map(ConversationWindow.firstOrdinal) ?? ordinal
                     earlier = window.earlier
                 }
-                return try SessionMarkdown.read(store: store, session: session, title: try title(of: session, store: store),
-                                                from: start, earlier: earlier, maxCharacters: maxCharacters)
+                let redactor = try context.redactor()
+                return try SessionMarkdown.read(store: store, session: session, title: try title(of: session, store: store, redactor: redactor),
+                                                from: start, earlier: earlier, maxCharacters: maxCharacters, redactor: redactor)
             }
         }
     }
@@ -99,7 +107,7 @@ actor MirrorQueries {
         try withStore { store in
             let session = try context.resolveSession(prefix)
             let events = try store.timeline(sessionID: session.sessionID)
-            return (session.sessionID, MarkdownExport.document(session: session, events: events))
+            return (session.sessionID, MarkdownExport.document(session: session, events: events, redactor: try context.redactor()))
         }
     }
 
@@ -117,14 +125,15 @@ actor MirrorQueries {
         }
     }
 
-    private func title(of sessionID: String, store: MirrorStore) throws -> String {
+    private func title(of sessionID: String, store: MirrorStore, redactor: Redactor?) throws -> String {
         guard let session = try store.session(id: sessionID) else { return "" }
-        return try title(of: session, store: store)
+        return try title(of: session, store: store, redactor: redactor)
     }
 
-    /// The session's title, else its first prompt, else "".
-    private func title(of session: SessionSummary, store: MirrorStore) throws -> String {
-        try session.title ?? BrowseCommands.firstPrompt(store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50))) ?? ""
+    /// The session's title, else its first prompt, else "", redacted by `redactor` if any.
+    private func title(of session: SessionSummary, store: MirrorStore, redactor: Redactor?) throws -> String {
+        let title = try session.title ?? BrowseCommands.firstPrompt(store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50))) ?? ""
+        return redactor?.redact(title) ?? title
     }
 }
 

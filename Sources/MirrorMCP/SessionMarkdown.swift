@@ -1,5 +1,6 @@
 import Commands
 import MirrorStore
+import Secrets
 
 /// A part of a session's conversation as Markdown (the export's rendering), from one entry on,
 /// cut near a number of characters, with notes on what comes before and after and how to read it.
@@ -14,10 +15,11 @@ struct SessionMarkdown: Sendable {
 
     /// Reads entries from the one starting at `start`, as many events at a time as needed, until
     /// their Markdown reaches `maxCharacters` or the session ends. An entry longer than the
-    /// budget on its own is shown cut, so that the text always moves on.
+    /// budget on its own is shown cut, so that the text always moves on. With a `redactor`, the
+    /// entries' secrets are replaced by their tags before the text is cut.
     static func read(
         store: MirrorStore, session: SessionSummary, title: String, from start: Int64,
-        earlier: (count: Int, lastOrdinal: Int64)?, maxCharacters: Int
+        earlier: (count: Int, lastOrdinal: Int64)?, maxCharacters: Int, redactor: Redactor?
     ) throws -> SessionMarkdown {
         let id = session.sessionID
         var header = ["# " + (title.isEmpty ? "Session \(id)" : title), "",
@@ -31,7 +33,7 @@ struct SessionMarkdown: Sendable {
         while true {
             let events = try store.timeline(sessionID: id, range: TimelineRange(fromOrdinal: start, limit: span + 1))
             let reachesEnd = events.count <= span
-            let entries = Conversation(events: events).entries
+            let entries = Conversation(events: events).redacted(by: redactor).entries
             // The last entry read may go on past the events read, unless they reach the end; past
             // the largest span it is shown as far as read (a message streamed in thousands of chunks).
             let capped = span >= ConversationWindow.maximumSpan

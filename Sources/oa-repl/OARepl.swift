@@ -46,6 +46,9 @@ struct OARepl: AsyncParsableCommand {
     @Flag(help: "With --mcp: offer the enqueue_prompt tool, which queues prompts for the agent.")
     var mcpAllowPrompts = false
 
+    @Flag(help: "Show secrets as they were received: no [REDACTED:<kind>#<n>] tags in show, search, export, --jsonl or --mcp (their headers say so).")
+    var noRedact = false
+
     @Option(name: .customShort("c"), help: ArgumentHelp("Run this command (repeatable), then exit.", valueName: "command"))
     var commands: [String] = []
 
@@ -71,11 +74,19 @@ struct OARepl: AsyncParsableCommand {
         if mcp {
             // Standard output carries MCP messages only; logs go to standard error.
             let server = MirrorMCPServer(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge),
-                                         allowsPrompts: mcpAllowPrompts, logger: Logger(label: "oa-repl.mcp"))
+                                         allowsPrompts: mcpAllowPrompts, redacts: !noRedact, logger: Logger(label: "oa-repl.mcp"))
             try await server.run()
             return
         }
         let context = CommandContext(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge))
+        context.redacts = !noRedact
+        if !jsonl {
+            // secrets --check -: a value typed at a terminal is not echoed.
+            context.readSecret = {
+                if Terminal.inputIsTerminal { return getpass("secret (not echoed): ").map { String(cString: $0) } }
+                return readLine(strippingNewline: true)
+            }
+        }
         if !jsonl && ProgressLine.isTerminal {
             // Long commands (export --all) redraw a line on standard error; never in JSON-lines mode.
             let progressLine = ProgressLine()

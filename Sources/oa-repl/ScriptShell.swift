@@ -83,6 +83,7 @@ struct ScriptShell {
     /// it is idle for its limit, or SIGINT or SIGTERM; false when reading the mirror failed.
     private mutating func follow(_ request: FeedRequest) async -> Bool {
         let mirrorPath = mirrorPath
+        let redaction = runner.context.feedRedaction()
         let palette: Palette = colour ? .colour : .plain
         let failed = Atomic(false)
         let signal = await Interruption.run {
@@ -91,7 +92,7 @@ struct ScriptShell {
             do {
                 try await MirrorChangeSignal.withSignal(mirrorPath: mirrorPath) { signal in
                     _ = try await EventFeed.run(request, reader: MirrorReader(mirrorPath: mirrorPath), signal: signal) { items in
-                        await output.write(renderer.render(items), newline: false)
+                        await output.write(renderer.render(redaction.redacted(items)), newline: false)
                     }
                 }
             } catch {
@@ -108,14 +109,18 @@ struct ScriptShell {
         return !failed.load(ordering: .relaxed)
     }
 
-    /// `.mode table|json|markdown`, `.pager on|off`; alone, the setting in force.
+    /// `.mode table|json|markdown`, `.pager on|off`, `.redact on|off`; alone, the setting in force.
     private mutating func dotCommand(_ line: String) -> Bool {
         let words = line.split(separator: " ").map(String.init)
         guard let command = words.first.flatMap(DotCommand.init(rawValue:)) else {
             Terminal.writeFailure("unknown dot command \(words.first ?? line); try " + DotCommand.allCases.map(\.usage).joined(separator: " or "))
             return false
         }
-        let current = command == .mode ? mode.rawValue : settings.pager ? "on" : "off"
+        let current = switch command {
+        case .mode: mode.rawValue
+        case .pager: settings.pager ? "on" : "off"
+        case .redact: runner.context.redacts ? "on" : "off"
+        }
         guard words.count == 2, command.values.contains(words[1]) else {
             if words.count == 1 {
                 Terminal.writeError("\(command.rawValue.dropFirst()): \(current)")
@@ -130,6 +135,9 @@ struct ScriptShell {
         case .pager:
             settings.pager = words[1] == "on"
             if let settingsPath { settings.save(to: settingsPath) }
+        case .redact:
+            // For this run only: showing secrets is never remembered.
+            runner.context.redacts = words[1] == "on"
         }
         return true
     }

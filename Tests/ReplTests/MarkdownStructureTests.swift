@@ -20,7 +20,7 @@ struct MarkdownStructureTests {
 
     @Test("code blocks keep their language and their content, byte for byte; a # inside code stays")
     func codeBlocks() async throws {
-        let (_, root) = await try exported()
+        let (_, root) = try await exported()
         let blocks = root.descendants.filter { $0.type == "code_block" }
         let swift = try #require(blocks.first { $0.info == "swift" })
         #expect(swift.literal == AgentMarkdownSession.swiftCode + "\n")
@@ -32,7 +32,7 @@ struct MarkdownStructureTests {
 
     @Test("one heading of level 2 per message; the agent's headings nested below it (Setext ones too)")
     func headings() async throws {
-        let (_, root) = await try exported()
+        let (_, root) = try await exported()
         let headings = root.children.filter { $0.type == "heading" }
         #expect(headings.first?.headingLevel == 1 && headings.first?.plainText == "Fix the build")
         let messages = headings.filter { $0.headingLevel == 2 }.map(\.plainText)
@@ -46,7 +46,7 @@ struct MarkdownStructureTests {
 
     @Test("lists and tables intact, emphasis and links kept")
     func listsAndTables() async throws {
-        let (_, root) = await try exported()
+        let (_, root) = try await exported()
         let list = try #require(root.children.first { $0.type == "list" && $0.plainText.hasPrefix("Add the dependency") })
         #expect(list.children.count == 2)
         #expect(list.children[1].descendants.contains { $0.type == "list" }, "the nested list")
@@ -59,7 +59,7 @@ struct MarkdownStructureTests {
 
     @Test("a fence left open is closed at its message's end: nothing after it is code")
     func openFence() async throws {
-        let (markdown, root) = await try exported()
+        let (markdown, root) = try await exported()
         let python = try #require(root.children.first { $0.type == "code_block" && $0.info == "python" })
         #expect(python.literal == "print(\"cut short\")\n# still code\n")
         #expect(markdown.hasSuffix("# still code\n```\n\n"), "closed by a fence of its own kind and length (then the line break export prints)")
@@ -67,7 +67,7 @@ struct MarkdownStructureTests {
 
     @Test("a tool output holding ``` and ~~~ is one block, unchanged")
     func toolOutput() async throws {
-        let (_, root) = await try exported()
+        let (_, root) = try await exported()
         let output = try #require(root.children.first { $0.type == "code_block" && $0.literal.hasPrefix("Compiling") })
         #expect(output.literal == AgentMarkdownSession.toolOutput + "\n")
         #expect((output.fence?.length ?? 0) > 3)

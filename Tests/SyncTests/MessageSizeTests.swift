@@ -100,7 +100,7 @@ struct MessageSizeTests {
             #expect(huge.syncError?.contains("message limit") == true)
             #expect(huge.localEventCount == 0)
         }
-        let listed = await try ReplProcess.run(["--db", mirror, "--jsonl"],
+        let listed = try await ReplProcess.run(["--db", mirror, "--jsonl"],
                                          input: Data(#"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"limit":50}}\#n"#.utf8))
         let sessions = try #require(try JSONParser.parse(Array(listed.standardOutput.utf8))["result"]?.arrayValue)
         let huge = try #require(sessions.first { $0["session_id"]?.stringValue == "HUGE" })

@@ -26,7 +26,7 @@ struct OutboxSyncTests {
     @Test("1,000 prompts queued offline are delivered once each, in order per session, even over dropped connections")
     func thousandPrompts() async throws {
         let directory = try TemporaryDirectory()
-        let (simulator, mirror) = await try mirroredSample("cursor", in: directory)
+        let (simulator, mirror) = try await mirroredSample("cursor", in: directory)
         let sessions = try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 3).map(\.sessionID)
         do {
             let store = try MirrorStore(path: mirror)
@@ -57,7 +57,7 @@ struct OutboxSyncTests {
     @Test("on a stock bridge, prompts whose answer was lost are shown unconfirmed, none lost silently")
     func stockDroppedAnswers() async throws {
         let directory = try TemporaryDirectory()
-        let (simulator, mirror) = await try mirroredSample("stock", in: directory)
+        let (simulator, mirror) = try await mirroredSample("stock", in: directory)
         let session = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
         do {
             let store = try MirrorStore(path: mirror)
@@ -93,7 +93,7 @@ struct OutboxSyncTests {
     @Test("a refused prompt is marked failed with the bridge's message, and holds back its session")
     func refusedPrompt() async throws {
         let directory = try TemporaryDirectory()
-        let (simulator, mirror) = await try mirroredSample("stock", in: directory)
+        let (simulator, mirror) = try await mirroredSample("stock", in: directory)
         let session = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
         do {
             let store = try MirrorStore(path: mirror)
@@ -111,7 +111,7 @@ struct OutboxSyncTests {
     @Test("a prompt for a session made offline creates the session, then goes to it")
     func sessionMadeOffline() async throws {
         let directory = try TemporaryDirectory()
-        let (simulator, mirror) = await try mirroredSample("cursor", in: directory)
+        let (simulator, mirror) = try await mirroredSample("cursor", in: directory)
         do {
             let store = try MirrorStore(path: mirror)
             try store.createLocalSession(id: "local-new-1")

@@ -5,12 +5,14 @@ public enum DotCommand: String, CaseIterable, Sendable {
     case mode = ".mode"
     /// Long output through a pager on a terminal, or not.
     case pager = ".pager"
+    /// Secrets replaced by their tags in what commands show and export (the default), or not.
+    case redact = ".redact"
 
     /// The values it takes.
     public var values: [String] {
         switch self {
         case .mode: OutputMode.allCases.map(\.rawValue)
-        case .pager: ["on", "off"]
+        case .pager, .redact: ["on", "off"]
         }
     }
 

@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import MirrorStore
+import Secrets
 
 /// A session as self-contained HTML: one file per page, opening in any browser with no network
 /// and no other file (the style is inline, nothing is fetched: `HTMLTemplates` has the policy).
@@ -30,12 +31,15 @@ public enum HTMLExport {
     }
 
     /// The pages of a session, named from `baseName` (`openagents-798C06FE`); `desktop` is the
-    /// bridge the mirror syncs from; `notice` a note shown under the session's facts.
+    /// bridge the mirror syncs from; `notice` a note shown under the session's facts. With a
+    /// `redactor`, secrets are replaced by their tags (`MarkdownExport` has the rule); without
+    /// one, the notice says the pages are not redacted.
     public static func pages(
         session: SessionSummary, events: [TimelineEvent], baseName: String, desktop: String?,
-        notice: String? = nil, pageBytes: Int = defaultPageBytes
+        notice: String? = nil, pageBytes: Int = defaultPageBytes, redactor: Redactor?
     ) -> [Page] {
-        render(session: session, events: events, baseName: baseName, desktop: desktop, notice: notice, pageBytes: pageBytes).pages
+        render(session: session, events: events, baseName: baseName, desktop: desktop, notice: notice, pageBytes: pageBytes,
+               redactor: redactor).pages
     }
 
     /// The index of sessions rendered with `render`: newest first (by last activity, then id).
@@ -48,15 +52,17 @@ public enum HTMLExport {
 
     static func render(
         session: SessionSummary, events: [TimelineEvent], baseName: String, desktop: String?,
-        notice: String?, pageBytes: Int
+        notice: String?, pageBytes: Int, redactor: Redactor?
     ) -> Rendered {
-        let conversation = Conversation(events: events)
+        let conversation = Conversation(events: events).redacted(by: redactor)
         let times = Dictionary(events.compactMap { event in event.timestamp.map { (event.ordinal, $0) } }, uniquingKeysWith: { first, _ in first })
         let entries = conversation.entries.map { entry(for: $0, time: times[ordinal(of: $0)]) }
         let chunks = split(entries, pageBytes: pageBytes)
         let names = chunks.indices.map { fileName(baseName, page: $0 + 1) }
         let timestamps = events.compactMap(\.timestamp)
-        let title = MarkdownExport.title(session: session, conversation: conversation)
+        let title = redactor.map { $0.redact(MarkdownExport.title(session: session, conversation: conversation)) }
+            ?? MarkdownExport.title(session: session, conversation: conversation)
+        let notice = [notice, MarkdownExport.redactionNote(redactor)].compactMap { $0 }.joined(separator: ". ").nilIfEmpty
         let first = timestamps.min()
         let last = timestamps.max() ?? session.lastTS
         let pages = chunks.enumerated().map { index, chunk in

@@ -39,8 +39,9 @@ public struct JSONLinesSession {
                             let numbered = JSONValue.object([JSONMember("subscription", .number(number))] + members)
                             await output.write(Self.result(id: answer.id, numbered))
                         }
+                        let redaction = runner.context.feedRedaction()
                         group.addTask {
-                            await Self.follow(request, subscription: number, reader: reader, signal: signal,
+                            await Self.follow(request, subscription: number, reader: reader, signal: signal, redaction: redaction,
                                               subscriptions: subscriptions, output: output)
                         }
                         continue
@@ -68,7 +69,7 @@ public struct JSONLinesSession {
     /// Runs one subscription's feed, writing its notifications, until it ends on its own (idle, an
     /// error), is unsubscribed, or the session ends.
     private static func follow(
-        _ request: FeedRequest, subscription: Int, reader: MirrorReader, signal: MirrorChangeSignal,
+        _ request: FeedRequest, subscription: Int, reader: MirrorReader, signal: MirrorChangeSignal, redaction: FeedRedaction,
         subscriptions: SubscriptionRegistry, output: StandardOutput
     ) async {
         defer { subscriptions.remove(subscription) }
@@ -77,7 +78,7 @@ public struct JSONLinesSession {
                 let ending: String?
                 do {
                     let end = try await EventFeed.run(request, reader: reader, signal: signal) { items in
-                        for line in FeedNotifications.lines(for: items, subscription: subscription) where !Task.isCancelled {
+                        for line in FeedNotifications.lines(for: redaction.redacted(items), subscription: subscription) where !Task.isCancelled {
                             await output.write(line)
                         }
                     }

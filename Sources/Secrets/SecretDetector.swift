@@ -1,0 +1,93 @@
+import Foundation
+
+/// Finds secrets in text with a set of `SecretRule`s, skipping the values of an allow list.
+///
+/// A rule is tried only when one of its keywords occurs in the text, so that ordinary text costs
+/// one lowercasing and a few substring searches. Where matches overlap, the earlier rule's wins.
+public struct SecretDetector: Sendable {
+    /// A rule with its compiled pattern.
+    private struct Compiled: @unchecked Sendable {
+        // NSRegularExpression is immutable once made, and safe to use from several threads.
+        let rule: SecretRule
+        let expression: NSRegularExpression
+        let keywords: [String]
+    }
+
+    private let compiled: [Compiled]
+    private let allowList: SecretAllowList
+    /// A digest of the rules in force and the allow list: what a cache of findings is valid for.
+    public let rulesDigest: String
+
+    /// A detector with the built-in rules, then `extraRules`, minus the kinds in `disabledKinds`.
+    ///
+    /// - Throws: `SecretsConfigurationError.badRule` when a pattern does not compile or its group
+    ///   does not exist (the error names the rule by kind and position, never quoting text).
+    public init(extraRules: [SecretRule] = [], disabledKinds: Set<String> = [], allowList: SecretAllowList = SecretAllowList()) throws(SecretsConfigurationError) {
+        var compiled: [Compiled] = []
+        let rules = (SecretRule.builtIn + extraRules).filter { !disabledKinds.contains($0.kind) }
+        for (index, rule) in rules.enumerated() {
+            let expression: NSRegularExpression
+            do {
+                expression = try NSRegularExpression(pattern: rule.pattern, options: rule.ignoresCase ? [.caseInsensitive] : [])
+            } catch {
+                throw .badRule(kind: rule.kind, index: index, reason: "its pattern is not a valid regular expression")
+            }
+            guard rule.group >= 0, rule.group <= expression.numberOfCaptureGroups else {
+                throw .badRule(kind: rule.kind, index: index, reason: "its pattern has no group \(rule.group)")
+            }
+            compiled.append(Compiled(rule: rule, expression: expression, keywords: rule.keywords.map { $0.lowercased() }))
+        }
+        self.compiled = compiled
+        self.allowList = allowList
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let rulesJSON = (try? encoder.encode(rules)).map { String(decoding: $0, as: UTF8.self) } ?? rules.map(\.pattern).joined(separator: "\n")
+        rulesDigest = String(SecretFingerprint.sha256Hex(rulesJSON + "\u{0}" + allowList.digest).prefix(16))
+    }
+
+    /// The kinds of the rules in force, in order, without repeats.
+    public var kinds: [String] {
+        var seen = Set<String>()
+        return compiled.map(\.rule.kind).filter { seen.insert($0).inserted }
+    }
+
+    /// Whether some rule would be tried on `text`: one of its keywords occurs (or a rule has
+    /// none). False means `findings(in:)` finds nothing, at the cost of a few substring searches.
+    public func mayHoldSecrets(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return compiled.contains { $0.keywords.isEmpty || $0.keywords.contains(where: { lowered.contains($0) }) }
+    }
+
+    /// The secrets in `text`, in the order they occur, none overlapping another.
+    public func findings(in text: String) -> [SecretFinding] {
+        guard !text.isEmpty else { return [] }
+        let lowered = text.lowercased()
+        let whole = NSRange(text.startIndex..., in: text)
+        var found: [(finding: SecretFinding, rule: Int)] = []
+        for (index, entry) in compiled.enumerated() {
+            guard entry.keywords.isEmpty || entry.keywords.contains(where: { lowered.contains($0) }) else { continue }
+            for match in entry.expression.matches(in: text, range: whole) {
+                let range = match.range(at: entry.rule.group)
+                guard range.location != NSNotFound, let bounds = Range(range, in: text) else { continue }
+                let value = text[bounds]
+                guard accepts(value, entry.rule) else { continue }
+                let start = text.utf8.distance(from: text.startIndex, to: bounds.lowerBound)
+                let finding = SecretFinding(kind: entry.rule.kind, confidence: entry.rule.confidence,
+                                            utf8Range: start..<(start + value.utf8.count), fingerprint: SecretFingerprint(of: value))
+                if found.contains(where: { $0.finding.utf8Range.overlaps(finding.utf8Range) }) { continue }
+                found.append((finding, index))
+            }
+        }
+        return found.map(\.finding).sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound }
+    }
+
+    /// Whether a match of `rule` is a secret: long enough, random enough, its check passed, not a
+    /// placeholder, not allowed.
+    private func accepts(_ value: Substring, _ rule: SecretRule) -> Bool {
+        guard value.count >= rule.minimumLength, !SecretChecks.isPlaceholder(value) else { return false }
+        if rule.needsNonWordCharacter, !SecretChecks.hasNonWordCharacter(value) { return false }
+        if let minimum = rule.minimumEntropy, SecretChecks.entropy(value) < minimum { return false }
+        if let check = rule.check, !SecretChecks.passes(value, check) { return false }
+        return !allowList.allows(value)
+    }
+}

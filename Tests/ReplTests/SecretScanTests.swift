@@ -1,0 +1,75 @@
+import Bridge
+import Foundation
+import MirrorStore
+import TestSupport
+import Testing
+
+/// `secrets` scans lazily: the first report scans every event, the next only those mirrored
+/// since (a watermark in the mirror), and other rules scan everything again. Timed on a mirror of
+/// ordinary agent text with a few planted secrets; the figures are printed.
+@Suite("the secrets report's lazy scan", .timeLimit(.minutes(5)))
+struct SecretScanTests {
+    static let events = 8_000
+
+    func chunk(_ session: String, _ text: String, time: Int64) -> NewEvent {
+        let json: JSONValue = ["sessionUpdate": "agent_message_chunk", "content": ["content": ["type": "text", "text": .string(text)]]]
+        return NewEvent(sessionID: session, timestamp: time, kind: "agent_message_chunk", text: text, updateJSON: JSONWriter.bytes(of: json))
+    }
+
+    /// A tool's output: not a chunk, so the corpus's texts are not read as one message.
+    func output(_ session: String, _ text: String, time: Int64) -> NewEvent {
+        let json: JSONValue = ["sessionUpdate": "tool_call_update", "tool_call_update": ["call_id": .string("call-\(time)"), "status": "completed",
+                                                                                         "output": ["stdout": .string(text)]]]
+        return NewEvent(sessionID: session, timestamp: time, kind: "tool_call_update", text: text, updateJSON: JSONWriter.bytes(of: json))
+    }
+
+    func timed(_ body: () async throws -> ProgramRun.Outcome) async rethrows -> (ProgramRun.Outcome, Double) {
+        let start = ContinuousClock.now
+        let outcome = try await body()
+        let elapsed = ContinuousClock.now - start
+        return (outcome, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    @Test("the first report scans everything, the next only what is new")
+    func lazyScan() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("scan.sqlite")
+        let store = try MirrorStore(path: path)
+        let sessions = (0..<20).map { String(format: "5CA40000-0000-4000-8000-%012d", $0) }
+        try store.upsertSessions(sessions.map { SessionRecord(sessionID: $0, title: "Session \($0.prefix(8))", lastTS: 1_730_000_000_000) })
+        let corpus = OrdinaryAgentText.corpus(count: 2000)
+        var events: [NewEvent] = []
+        for index in 0..<Self.events {
+            let session = sessions[index % sessions.count], time = 1_730_000_000_000 + Int64(index)
+            events.append(index % 2_000 == 5 ? chunk(session, PlantedSecrets.all[index / 2_000].line, time: time)
+                                              : output(session, corpus[index % corpus.count], time: time))
+        }
+        for page in stride(from: 0, to: events.count, by: 5000) { try store.appendEvents(Array(events[page..<min(page + 5000, events.count)])) }
+        let environment = ["XDG_CONFIG_HOME": directory.path("config")]
+        func report() async throws -> ProgramRun.Outcome {
+            try await ReplProcess.run(["--db", path, "--mode", "json", "-c", "secrets"], environment: environment)
+        }
+        let (first, firstSeconds) = try await timed(report)
+        #expect(first.status == 0, "\(first.standardError)")
+        let found = try JSONParser.parse(first.standardOutput).arrayValue ?? []
+        #expect(Set(found.compactMap { $0["kind"]?.stringValue }) == Set(PlantedSecrets.all.prefix(4).map(\.kind)))
+        let (second, secondSeconds) = try await timed(report)
+        #expect(second.standardOutput == first.standardOutput)
+        print("secrets: first report (scanning \(Self.events) events) \(String(format: "%.2f", firstSeconds)) s, "
+            + "\(String(format: "%.0f", Double(Self.events) / firstSeconds)) events/s; the next \(String(format: "%.2f", secondSeconds)) s")
+        #expect(secondSeconds < firstSeconds)
+
+        // New events are scanned on the next report; other rules scan everything again.
+        let extra = PlantedSecrets.all[6]
+        try store.appendEvents([chunk(sessions[0], extra.line, time: 1_740_000_000_000)])
+        let third = try JSONParser.parse(try await report().standardOutput).arrayValue ?? []
+        #expect(third.count == found.count + 1)
+        #expect(third.first?["kind"]?.stringValue == extra.kind, "the most recently seen first")
+        try FileManager.default.createDirectory(atPath: directory.path("config/openagents"), withIntermediateDirectories: true)
+        try Data(#"{"disable": ["aws_access_key"]}"#.utf8).write(to: URL(fileURLWithPath: directory.path("config/openagents/secrets.json")))
+        let fourth = try JSONParser.parse(try await report().standardOutput).arrayValue ?? []
+        // The AWS key is still found, as the value of a name holding "access_key".
+        #expect(!fourth.contains { $0["kind"]?.stringValue == "aws_access_key" })
+        #expect(fourth.contains { $0["kind"]?.stringValue == "password" })
+    }
+}

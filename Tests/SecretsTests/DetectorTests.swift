@@ -1,0 +1,78 @@
+import Foundation
+import Secrets
+import Testing
+import TestSupport
+
+@Suite struct DetectorTests {
+    let detector = try! SecretDetector()
+
+    @Test(arguments: PlantedSecrets.all.map { ($0.kind, $0.value, $0.line) })
+    func findsEveryPlantedKind(kind: String, value: String, line: String) {
+        let text = "Output of the last step:\n" + line + "\nDone."
+        let findings = detector.findings(in: text)
+        #expect(findings.count == 1, "\(kind): \(findings)")
+        guard let finding = findings.first else { return }
+        #expect(finding.kind == kind)
+        let found = String(decoding: Array(text.utf8)[finding.utf8Range], as: UTF8.self)
+        #expect(found == value, "\(kind) found as \(finding.fingerprint)")
+        #expect(!finding.description.contains(value))
+        #expect(finding.fingerprint == SecretFingerprint(of: value))
+    }
+
+    @Test func githubAndNPMTokensNeedTheirChecksum() throws {
+        for prefix in ["ghp_", "npm_"] {
+            let token = try #require(PlantedSecrets.all.first { $0.value.hasPrefix(prefix) }).value
+            #expect(detector.findings(in: token).count == 1)
+            let last = token.last == "a" ? "b" : "a"
+            #expect(detector.findings(in: String(token.dropLast()) + last).isEmpty, "\(prefix) with a wrong checksum")
+        }
+    }
+
+    @Test func aJWTNeedsAHeaderNamingItsAlgorithm() {
+        let header = Data(#"{"typ":"JWT"}"#.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+        #expect(detector.findings(in: "\(header).eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlc2lnbmF0dXJl").isEmpty)
+    }
+
+    @Test func findingsDoNotOverlapAndComeInOrder() throws {
+        let jwt = try #require(PlantedSecrets.all.first { $0.kind == "jwt" }).value
+        let aws = try #require(PlantedSecrets.all.first { $0.kind == "aws_access_key" }).value
+        let findings = detector.findings(in: "token: \(jwt)\nAWS \(aws)")
+        #expect(findings.map(\.kind) == ["jwt", "aws_access_key"])
+    }
+
+    @Test func placeholdersAndIdentifiersAreNotSecrets() {
+        for text in ["password=********", "api_key: ${API_KEY}", "token = getToken(user)", "secret: <your secret here>",
+                     "postgres://app:$DB_PASSWORD@db:5432/app", "password: [REDACTED:password#1]"] {
+            #expect(detector.findings(in: text).isEmpty, "\(text)")
+        }
+    }
+
+    @Test func theAllowListTakesValuesOrTheirHashes() throws {
+        let aws = try #require(PlantedSecrets.all.first { $0.kind == "aws_access_key" }).value
+        let jwt = try #require(PlantedSecrets.all.first { $0.kind == "jwt" }).value
+        let allowing = try SecretDetector(allowList: SecretAllowList([aws, "sha256:" + SecretFingerprint.sha256Hex(jwt).uppercased()]))
+        #expect(allowing.findings(in: "\(aws) \(jwt)").isEmpty)
+        #expect(detector.findings(in: "\(aws) \(jwt)").count == 2)
+    }
+
+    /// The false-positive rate on ordinary agent text: texts with a finding, over all texts.
+    @Test func ordinaryAgentTextHasFewFalsePositives() {
+        let corpus = OrdinaryAgentText.corpus()
+        let flagged = corpus.filter { !detector.findings(in: $0).isEmpty }
+        let rate = Double(flagged.count) / Double(corpus.count)
+        print("false positives: \(flagged.count) of \(corpus.count) ordinary texts (\(String(format: "%.2f", rate * 100))%)")
+        #expect(flagged.isEmpty, "\(flagged.map { detector.findings(in: $0).map(\.description) })")
+    }
+
+    /// How fast ordinary text is scanned (printed; the bound is loose, for a shared debug build).
+    @Test func scanSpeed() {
+        let corpus = OrdinaryAgentText.corpus(count: 4000)
+        let bytes = corpus.reduce(0) { $0 + $1.utf8.count }
+        let clock = ContinuousClock()
+        let elapsed = clock.measure { for text in corpus { _ = detector.findings(in: text) } }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("scanned \(corpus.count) texts (\(bytes / 1024) KiB) in \(String(format: "%.3f", seconds)) s: "
+            + "\(String(format: "%.0f", Double(corpus.count) / seconds)) texts/s")
+        #expect(seconds < 60)
+    }
+}
