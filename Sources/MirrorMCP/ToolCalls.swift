@@ -75,6 +75,7 @@ struct ToolCalls: Sendable {
                 "session_id": .string(session.sessionID), "session_short_id": .string(Formatting.short(session.sessionID)),
                 "title": .string(listing.title), "mode": session.mode.map(Value.string) ?? .null,
                 "last_activity": Self.time(session.lastTS), "events": .int(Int(session.localEventCount)),
+                "desktop": session.desktop.map(Value.string) ?? .null, "gone_from_desktop": .bool(session.goneAt != nil),
             ]
         })]
         return Self.result(text, structured)

@@ -76,6 +76,8 @@ struct MCPServerTests {
         let sessions = list["structuredContent"]?["sessions"]?.arrayValue ?? []
         #expect(sessions.count == 5)
         #expect(sessions.first?["title"]?.stringValue == "Draft release notes")
+        #expect(sessions.allSatisfy { ($0["desktop"]?.stringValue ?? "").hasPrefix("127.0.0.1:") && $0["gone_from_desktop"]?.boolValue == false },
+                "each session says which desktop it came from")
         #expect(Self.text(list).contains("offset: 5"))
         let filtered = try await Self.call(server, 4, "list_sessions", ["query": "flaky"])
         #expect((filtered["structuredContent"]?["sessions"]?.arrayValue ?? []).contains { $0["title"]?.stringValue == "Fix the flaky reconnect " })
