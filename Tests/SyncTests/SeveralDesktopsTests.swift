@@ -12,9 +12,7 @@ struct SeveralDesktopsTests {
     func followedAtOnce() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        let work = try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (5, 1500))
-        let home = try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (4, 800),
-                                        extraArguments: ["--seed", "11"])
+        let (work, home) = try twoDesktops(in: directory, work: (5, 1500), home: (4, 800))
         let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror, extraArguments: ["--bridge", "home=\(home.url)"])
         var live: Set<String> = []
         while live.count < 2 {
@@ -70,9 +68,7 @@ struct SeveralDesktopsTests {
     func killsAndDropsWithTwoBridges() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        let work = try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (20, 12_000))
-        let home = try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (10, 6_000),
-                                        extraArguments: ["--seed", "11"])
+        let (work, home) = try twoDesktops(in: directory, work: (20, 12_000), home: (10, 6_000))
         for url in [work.url, home.url] {
             try await SimulatorControl.withConnection(to: url) { control in
                 _ = try await control.call("close_after_frames", ["frames": 7])
@@ -113,9 +109,7 @@ struct SeveralDesktopsTests {
     func burstsOnTwoDesktops() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        let work = try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (10, 10_000))
-        let home = try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (10, 10_000),
-                                        extraArguments: ["--seed", "11"])
+        let (work, home) = try twoDesktops(in: directory, work: (10, 10_000), home: (10, 10_000))
         let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror,
                                      extraArguments: ["--bridge", "home=\(home.url)", "--changes-page-size", "100"])
         try await sync.waitForState("syncing")
@@ -163,6 +157,14 @@ struct SeveralDesktopsTests {
         #expect(macPrompts == ["for the mac"])
         #expect(linuxPrompts.sorted() == ["a new session on linux", "for linux"])
         #expect(try store.outboxItems().allSatisfy { $0.state == .sent })
+    }
+
+    /// Two cursor simulators, "work" and "home" (`work.sqlite`, `home.sqlite` in `directory`),
+    /// seeded with (sessions, events) each, and with other seeds: their sessions' ids differ.
+    private func twoDesktops(in directory: TemporaryDirectory, work: (Int, Int), home: (Int, Int)) throws
+        -> (work: SimulatorProcess, home: SimulatorProcess) {
+        (try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: work),
+         try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: home, extraArguments: ["--seed", "11"]))
     }
 
     private func prompts(at url: String) async throws -> [String] {
