@@ -14,9 +14,11 @@ public struct EngineLauncher: Sendable {
     /// How long the first connection attempt waits for the answer to `initialize` (later ones
     /// wait at least 10 s).
     public var handshakeTimeout: Duration = .seconds(3)
+    /// How long to wait before reconnecting.
     public var backoff = BackoffPolicy()
     /// Events the first `history.changes` page asks for.
     public var changesPageSize = 2000
+    /// A stock bridge's session with live updates is fetched again after this much quiet.
     public var refetchAfterQuiet: Duration = .seconds(2)
     /// How long DNS-SD browses before each connection to a `dnssd` bridge.
     public var discoveryTimeout = BridgeChoice.defaultDiscoveryTimeout

@@ -6,7 +6,9 @@ import MirrorStore
 /// hint; JSON lines answers the message with the reason and the hint as the error's `data`; the MCP
 /// server chooses its advice to the model by the reason.
 public struct FailurePresentation: Sendable, Equatable {
+    /// What kind of failure it is, by a name that never changes.
     public var reason: FailureReason
+    /// What went wrong, for people (after `mirror: ` or `bridge: ` when a command failed).
     public var message: String
     /// How to fix it with oa-sync and oa-repl (their options, their commands), if they offer a way.
     public var hint: String?

@@ -5,12 +5,15 @@ import Commands
 /// Which bridge a program syncs with and how it trusts it (`--bridge`, `--tls-pin`,
 /// `--token-file`): one declaration, one help text, for oa-sync and oa-repl.
 public struct BridgeSecurityOptions: ParsableArguments {
+    /// `--bridge`, each `[NAME=]BRIDGE` as given.
     @Option(name: .customLong("bridge"), help: ArgumentHelp("A bridge to sync with, repeatable for oa-sync: its WebSocket URL, or dnssd (the only bridge DNS-SD finds), dnssd:NAME (the instance NAME) or dnssd:* (oa-sync: every bridge DNS-SD finds at start), optionally after NAME= (the desktop's short name) (default: $OA_BRIDGE, a list separated by commas or spaces, else ws://127.0.0.1:9099).", valueName: "bridge"))
     public var bridges: [String] = []
 
+    /// `--tls-pin`, as given.
     @Option(help: ArgumentHelp("The SHA-256 fingerprint a wss:// bridge's certificate must have (default: $OA_TLS_PIN, else the pin remembered for the bridge, else the tls_sha256 TXT key of a bridge found by DNS-SD, else trust on first use).", valueName: "sha256"))
     public var tlsPin: String?
 
+    /// `--token-file`: the path, never the token.
     @Option(help: ArgumentHelp("A file holding the bridge's bearer token, readable by its owner only (default: $OA_TOKEN_FILE, else the token in $OA_TOKEN).", valueName: "path"))
     public var tokenFile: String?
 

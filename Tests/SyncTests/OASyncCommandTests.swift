@@ -152,6 +152,11 @@ struct OASyncCommandTests {
         }
         let two = try await ReplProcess.run(["--bridge", "ws://127.0.0.1:1", "--bridge", "ws://127.0.0.1:2", "-c", "help"])
         #expect(two.status == 64 && two.standardError.contains("give --bridge once"), "\(two.standardError)")
+        let directory = try TemporaryDirectory()
+        let missingToken = directory.path("no-token")
+        let tokenless = try await ReplProcess.run(["--db", directory.path("m.sqlite"), "--token-file", missingToken, "-c", "sync"])
+        #expect(tokenless.status == 1)
+        #expect(tokenless.standardError.contains("bridge: cannot read the token file \(missingToken)"), "the REPL's sync reads --token-file: \(tokenless.standardError)")
         let offline = try await ReplProcess.run(["--db", "/nonexistent/m.sqlite", "-c", "help"], environment: ["OA_BRIDGE": "localhost:9099"])
         #expect(offline.status == 0, "a wrong $OA_BRIDGE does not keep oa-repl from browsing: \(offline.standardError)")
     }
