@@ -36,8 +36,9 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
     case outbox(String)
     /// The export's file exists and `force` was not given (-32005).
     case fileExists(String)
-    /// A file could not be written (-32006).
-    case io(String)
+    /// A file could not be written (-32006): what failed, and the file system's error when there
+    /// was one.
+    case io(String, FileSystemFailure? = nil)
     /// Some of the files of `export --all` could not be written, the others were (-32006, as
     /// `io`): the summary with a line per failure, and the command's result (the files written,
     /// the ones that failed and why) as the error's data.

@@ -153,7 +153,11 @@ extension CommandError {
         case .tokenFile(let error): FailurePresentation(reason: .bridgeCredentials, message: "bridge: \(error)")
         case .outbox(let message): FailurePresentation(reason: .outbox, message: message)
         case .fileExists(let path): FailurePresentation(reason: .fileExists, message: "\(path) exists: pass --force (force: true) to overwrite it")
-        case .io(let message): FailurePresentation(reason: .ioFailed, message: message)
+        case .io(let message, let failure?) where failure.isOutOfSpace:
+            FailurePresentation(reason: .diskFull, message: message, hint: "free space on that disk, then try again")
+        case .io(let message, let failure?) where failure.isPermissionDenied:
+            FailurePresentation(reason: .ioFailed, message: message, hint: "check the permissions of its directory, or choose another path")
+        case .io(let message, _): FailurePresentation(reason: .ioFailed, message: message)
         case .filesFailed(let summary, _): FailurePresentation(reason: .filesFailed, message: summary)
         case .unknownSubscription(let number):
             FailurePresentation(reason: .unknownSubscription, message: "no subscription \(number) here (events.subscribe answers with the number)")

@@ -37,6 +37,21 @@ struct FailurePresentationTests {
         #expect(Set(FailureReason.allCases.map(\.rawValue)).count == FailureReason.allCases.count, "each reason its own name")
     }
 
+    @Test("a file that cannot be written for lack of space is a full disk; for lack of permission, says where to look")
+    func fileSystemFailures() {
+        // What Foundation throws for a write that meets ENOSPC, and EACCES.
+        let full = CocoaError(.fileWriteOutOfSpace, userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(ENOSPC))])
+        #expect(FileSystemFailure(full) == FileSystemFailure(code: .fileWriteOutOfSpace, number: ENOSPC))
+        let outOfSpace = CommandError.io("cannot write /x/a.md: there isn't enough space", FileSystemFailure(full))
+        #expect(outOfSpace.presentation.reason == .diskFull)
+        #expect(outOfSpace.code == -32006, "the JSON-RPC code stays the one of files")
+        #expect(outOfSpace.description == "cannot write /x/a.md: there isn't enough space (free space on that disk, then try again)")
+        let refused = CommandError.io("cannot write /x/a.md", FileSystemFailure(POSIXError(.EACCES)))
+        #expect(refused.presentation.reason == .ioFailed)
+        #expect(refused.presentation.hint?.contains("permissions") == true)
+        #expect(CommandError.io("/x is not a directory").presentation == FailurePresentation(reason: .ioFailed, message: "/x is not a directory"))
+    }
+
     @Test("MCP tells a schema too old from a full disk: different advice for the model")
     func mcpAdvice() {
         let tooOld = ToolFailure(.mirror(Self.schemaTooOld), mirrorPath: "/m.sqlite").message
