@@ -126,12 +126,24 @@ let package = Package(
             ]
         ),
 
+        // Layer 6: what the programs share: their common options, declared once with ArgumentParser
+        // (which the command layer, also used by the MCP server and JSON lines, does without).
+        .target(
+            name: "ProgramOptions",
+            dependencies: [
+                "Bridge",
+                "Commands",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // Layer 6: the programs.
         .executableTarget(
             name: "oa-sync",
             dependencies: [
                 "Bridge",
                 "Commands",
+                "ProgramOptions",
                 "SyncEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -144,6 +156,7 @@ let package = Package(
                 "CEditLine",
                 "Commands",
                 "MirrorMCP",
+                "ProgramOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -266,7 +279,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["Commands", "MirrorStore", "Secrets", "TestSupport", "ToolSupport", "CCmarkGFM"],
+            dependencies: ["Commands", "MirrorMCP", "MirrorStore", "Secrets", "TestSupport", "ToolSupport", "CCmarkGFM"],
             exclude: ["Golden"]
         ),
         .testTarget(

@@ -29,6 +29,9 @@ public final class CommandContext {
     /// Reads one secret from standard input for `secrets --check -` (without echo on a terminal);
     /// nil where standard input is not the user's (JSON-lines mode).
     public var readSecret: (() -> String?)?
+    /// How `sync` starts the engine: the name the client announces (the front end's program) and
+    /// the pin and token options it was given.
+    public var launcher = EngineLauncher(clientName: "openagents-mirror")
 
     public init(mirrorPath: String, bridgeURL: String, clock: MirrorClock = .system) {
         self.mirrorPath = mirrorPath
@@ -40,7 +43,7 @@ public final class CommandContext {
     package func store() throws(CommandError) -> MirrorStore {
         if let openedStore { return openedStore }
         guard FileManager.default.fileExists(atPath: mirrorPath) else {
-            throw .store(CommandError.message(for: MirrorStoreError.mirrorNotFound(path: mirrorPath)))
+            throw .mirror(.mirrorNotFound(path: mirrorPath))
         }
         do {
             let store = try MirrorStore(path: mirrorPath, clock: clock)
@@ -48,7 +51,7 @@ public final class CommandContext {
             openedStore = store
             return store
         } catch {
-            throw .store(CommandError.message(for: error))
+            throw CommandError.wrapping(error)
         }
     }
 

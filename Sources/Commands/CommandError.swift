@@ -15,16 +15,30 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
     case unknownSession(String)
     /// More than one mirrored session starts with this (-32001).
     case ambiguousSession(prefix: String, candidates: [String])
-    /// The mirror failed (-32002).
+    /// The mirror refused or could not be opened (-32002): not there, not a mirror, a schema this
+    /// build cannot read.
+    case mirror(MirrorStoreError)
+    /// SQLite failed under the mirror (-32002): a full disk, a busy or read-only file, an I/O error.
+    case sqlite(SQLiteError)
+    /// Another oa-sync is syncing into the mirror, or its lock cannot be taken (-32002).
+    case mirrorLocked(MirrorLockError)
+    /// The mirror failed in a way no lower layer's type describes (-32002): the file followed was
+    /// replaced, its directory could not be made.
     case store(String)
-    /// The bridge could not be reached or failed (-32003).
-    case bridge(String)
+    /// The bridge could not be reached, refused, or failed (-32003).
+    case bridge(BridgeError)
+    /// The certificate pin or the token given for the bridge cannot be used (-32003); neither is
+    /// ever repeated in the message.
+    case credentials(CredentialsError)
+    /// The bridge's token file cannot be used (-32003).
+    case tokenFile(BridgeTokenError)
     /// No outbox item with this id, or not in a state that allows the change (-32004).
     case outbox(String)
     /// The export's file exists and `force` was not given (-32005).
     case fileExists(String)
-    /// A file could not be written (-32006).
-    case io(String)
+    /// A file could not be written (-32006): what failed, and the file system's error when there
+    /// was one.
+    case io(String, FileSystemFailure? = nil)
     /// Some of the files of `export --all` could not be written, the others were (-32006, as
     /// `io`): the summary with a line per failure, and the command's result (the files written,
     /// the ones that failed and why) as the error's data.
@@ -43,8 +57,8 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         case .badArguments: -32602
         case .unknownSession: -32000
         case .ambiguousSession: -32001
-        case .store: -32002
-        case .bridge: -32003
+        case .mirror, .sqlite, .mirrorLocked, .store: -32002
+        case .bridge, .credentials, .tokenFile: -32003
         case .outbox: -32004
         case .fileExists: -32005
         case .io, .filesFailed: -32006
@@ -53,77 +67,39 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
-        switch self {
-        case .parseError(let message): "not JSON: \(message)"
-        case .invalidRequest(let message): "not a JSON-RPC request: \(message)"
-        case .unknownCommand(let name): "unknown command or method \(name); help lists the commands, methods the methods"
-        case .badArguments(let message): message
-        case .unknownSession(let prefix): "no mirrored session starts with \(prefix)"
-        case .ambiguousSession(let prefix, let candidates):
-            "\(prefix) is ambiguous: \(candidates.joined(separator: ", "))\(candidates.count > 9 ? ", …" : "")"
-        case .store(let message): "mirror: \(message)"
-        case .bridge(let message): "bridge: \(message)"
-        case .outbox(let message): message
-        case .fileExists(let path): "\(path) exists: pass --force (force: true) to overwrite it"
-        case .io(let message): message
-        case .filesFailed(let summary, _): summary
-        case .unknownSubscription(let number): "no subscription \(number) here (events.subscribe answers with the number)"
-        case .secretsFile(let message): message
-        }
+    /// The message and, in parentheses, the hint (`presentation`).
+    public var description: String { presentation.text }
+
+    /// What the JSON-lines mode answers as the error's `data`: the stable `reason` and the `hint`
+    /// if any, with, for `filesFailed`, the command's result.
+    public var data: JSONValue {
+        let presentation = presentation
+        var members = [JSONMember("reason", .string(presentation.reason.rawValue))]
+        if let hint = presentation.hint { members.append(JSONMember("hint", .string(hint))) }
+        if case .filesFailed(_, let result) = self, case .object(let resultMembers) = result.kind { members += resultMembers }
+        return .object(members)
     }
 
-    /// What the JSON-lines mode answers as the error's `data`, if anything.
-    public var data: JSONValue? {
-        guard case .filesFailed(_, let result) = self else { return nil }
-        return result
-    }
-
-    /// Wraps what the lower layers throw.
-    static func wrapping(_ error: any Error) -> CommandError {
+    /// Wraps what the lower layers throw, keeping their types.
+    public static func wrapping(_ error: any Error) -> CommandError {
         switch error {
-        case let error as CommandError: return error
+        case let error as CommandError: error
         case MirrorStoreError.unknownOutboxItem, MirrorStoreError.invalidOutboxTransition, MirrorStoreError.outboxItemInFlight:
-            return .outbox("\(error)")
-        case MirrorStoreError.unknownSession(let id): return .unknownSession(id)
-        case let error as BridgeError: return .bridge(message(for: error))
-        default: return .store(message(for: error))
+            .outbox("\(error)")
+        case MirrorStoreError.unknownSession(let id): .unknownSession(id)
+        case let error as MirrorStoreError: .mirror(error)
+        case let error as SQLiteError: .sqlite(error)
+        case let error as MirrorLockError: .mirrorLocked(error)
+        case let error as BridgeError: .bridge(error)
+        case let error as CredentialsError: .credentials(error)
+        case let error as BridgeTokenError: .tokenFile(error)
+        default: .store("\(error)")
         }
     }
 
-    /// An error of a lower layer as the programs print it: a mirror error's description, then how
-    /// to fix it with these programs (`--db`, oa-sync); anything else as it describes itself.
+    /// An error of a lower layer as the programs print it: its description, then how to fix it
+    /// with these programs (`--db`, oa-sync) in parentheses, where there is a way.
     public static func message(for error: any Error) -> String {
-        let hint = (error as? MirrorStoreError)?.programHint ?? (error as? BridgeError)?.programHint
-        return hint.map { "\(error) (\($0))" } ?? "\(error)"
-    }
-}
-
-extension BridgeError {
-    /// How to answer a bridge's refusal with oa-sync's options, where there is a way.
-    var programHint: String? {
-        switch self {
-        case .certificateMismatch(_, _, let presented):
-            "if the bridge's certificate changed on purpose (check its fingerprint on the desktop), accept it once with "
-                + "--tls-pin \(presented.hex) or OA_TLS_PIN; it is then remembered"
-        case .tokenRequired: "give it with --token-file PATH, OA_TOKEN_FILE or OA_TOKEN"
-        case .tokenRefused: "check the token in --token-file, OA_TOKEN_FILE or OA_TOKEN"
-        default: nil
-        }
-    }
-}
-
-extension MirrorStoreError {
-    /// How to fix the error with oa-sync and oa-repl (the store does not know its programs), if
-    /// they offer a way.
-    var programHint: String? {
-        switch self {
-        case .notADatabase, .notAMirror, .schemaTooNew: "--db chooses the mirror file"
-        case .schemaTooOld: "run oa-sync once"
-        case .mirrorNotFound: "run oa-sync or the sync command first, or pass --db"
-        case .migrationFailed: "--db chooses another mirror file"
-        case .unknownOutboxItem, .invalidOutboxTransition, .outboxItemInFlight, .unknownSession, .unknownHistory,
-             .historyRequired: nil
-        }
+        FailurePresentation(describing: error).text
     }
 }

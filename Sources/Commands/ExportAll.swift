@@ -128,7 +128,7 @@ enum ExportAll {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .io("cannot create \(url.path): \(error.localizedDescription)")
+            throw .io("cannot create \(url.path): \(error.localizedDescription)", FileSystemFailure(error))
         }
         return url
     }
@@ -141,7 +141,7 @@ enum ExportAll {
         do {
             try content.write(to: URL(fileURLWithPath: target), options: .atomic)
         } catch {
-            throw .io("cannot write \(target): \(error.localizedDescription)")
+            throw .io("cannot write \(target): \(error.localizedDescription)", FileSystemFailure(error))
         }
         return true
     }

@@ -88,7 +88,7 @@ enum ExportCommand {
             do {
                 try file.content.write(to: URL(fileURLWithPath: file.path), options: .atomic)
             } catch {
-                throw CommandError.io("cannot write \(file.path): \(error.localizedDescription)")
+                throw CommandError.io("cannot write \(file.path): \(error.localizedDescription)", FileSystemFailure(error))
             }
         }
         let path = files.first?.path ?? ""

@@ -11,23 +11,13 @@ enum SyncCommand {
     ) { _, context in
         context.closeStore()
         let lock: MirrorLock
+        let report: SyncReport
         do {
             try MirrorLocation.prepareDirectory(for: context.mirrorPath)
             lock = try MirrorLock(mirrorPath: context.mirrorPath)
-        } catch let error as MirrorLockError {
-            throw CommandError.store("\(error) (oa-sync is keeping this mirror in sync already)")
-        }
-        let report: SyncReport
-        do {
-            // The pin and the token as oa-sync takes them from the environment.
-            let credentials = try BridgeCredentials(pinOption: nil, tokenFileOption: nil)
-            var configuration = SyncConfiguration(bridgeURL: context.bridgeURL)
-            configuration.clientOptions.pin = credentials.pin
-            configuration.clientOptions.token = credentials.token
-            let logger = Logger(label: "openagents.sync")
-            let connector = BridgeChoice.connector(for: context.bridgeURL, options: configuration.clientOptions,
-                                                   discoveryTimeout: BridgeChoice.defaultDiscoveryTimeout, logger: logger)
-            let engine = try SyncEngine(mirrorPath: context.mirrorPath, configuration: configuration, logger: logger, connector: connector)
+            // The pin and the token as the front end was given them, else from the environment.
+            let engine = try context.launcher.engine(mirrorPath: context.mirrorPath, bridges: [BridgeEntry(parsing: context.bridgeURL)],
+                                                     logger: Logger(label: "openagents.sync"))
             do {
                 report = try await engine.syncOnce()
             } catch {

@@ -121,7 +121,7 @@ actor MirrorQueries {
         } catch let error as CommandError {
             throw ToolFailure(error, mirrorPath: mirrorPath)
         } catch {
-            throw ToolFailure(CommandError.store(CommandError.message(for: error)), mirrorPath: mirrorPath)
+            throw ToolFailure(CommandError.wrapping(error), mirrorPath: mirrorPath)
         }
     }
 

@@ -69,7 +69,7 @@ public struct SyncConfiguration: Sendable {
     public init(
         bridgeURL: String,
         desktopName: String? = nil,
-        clientOptions: BridgeClientOptions = BridgeClientOptions(clientInfo: ClientInfo(name: "oa-sync", title: "OpenAgents Mirror", version: "0.1.0")),
+        clientOptions: BridgeClientOptions = BridgeClientOptions(),
         backoff: BackoffPolicy = BackoffPolicy(),
         changesPageSize: Int = 2000,
         eventsPerTransaction: Int = 20_000,

@@ -54,7 +54,7 @@ extension SyncEngine {
             "desktop": "\(link.desktop)", "session_id": "\(sessionID)", "reason": "\(reason)",
             "failures": "\(failure.failures)", "retry_after": "\(failure.retryAfter)",
         ])
-        observer(link.desktop, .problem("session \(sessionID) could not be mirrored: \(reason)"))
+        observer(link.desktop, .sessionNotMirrored(failure))
         note(failure, link)
     }
 

@@ -439,7 +439,7 @@ public actor SyncEngine {
     private func recordProblem(_ error: any Error, _ link: BridgeLink) throws {
         let message = "\(error)"
         logger.warning("sync problem", metadata: ["desktop": "\(link.desktop)", "error": "\(message)"])
-        observer(link.desktop, .problem(message))
+        observer(link.desktop, .problem(error))
         let now = String(MirrorClock.system.now())
         try store.setStatus([SyncStatusKey.lastError: message, SyncStatusKey.lastErrorAt: now,
                              SyncStatusKey.desktop(link.desktop, SyncStatusKey.lastError): message,

@@ -5,8 +5,11 @@ import MirrorStore
 public enum SyncEvent: Sendable {
     case stateChanged(ConnectionState)
     case progress(SyncProgress)
-    /// Something went wrong; the engine goes on (reconnecting if it must).
-    case problem(String)
+    /// The bridge or the mirror failed (a `BridgeError`, a `MirrorStoreError`, a `SQLiteError`);
+    /// the engine goes on (reconnecting if it must).
+    case problem(any Error)
+    /// A session's timeline could not be mirrored; the others go on, and it is retried later.
+    case sessionNotMirrored(SessionFailure)
     /// A `wss://` bridge's certificate was trusted on first use; its pin is now remembered.
     case certificateTrusted(CertificatePin)
     /// The desktop's history started again (a reinstall, a wiped history store): what the mirror

@@ -3,6 +3,7 @@ import Commands
 import Foundation
 import Logging
 import MirrorMCP
+import ProgramOptions
 
 /// `oa-repl`: browse and search the mirror offline, queue prompts, export sessions.
 @main
@@ -15,7 +16,7 @@ struct OARepl: AsyncParsableCommand {
 
             follow prints a session's conversation (or every session's), then each event as oa-sync commits it, until Ctrl-C, SIGTERM (exit 0) or --until-idle-ms.
 
-            The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge (for sync): --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099.
+            The mirror: --db, else $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite. The bridge (for sync): --bridge, else $OA_BRIDGE, else ws://127.0.0.1:9099, trusted as oa-sync trusts it (--tls-pin, --token-file and their variables).
 
             export SESSION writes one session as Markdown; export --all DIR writes every session into DIR, a file each (openagents-<first 8 of the id>.md, longer when ids share those 8), and rewrites only the files whose content changed (help export explains the names). With --html both write self-contained HTML that fetches nothing (--all adds index.html); with --format json, the stored events as JSON lines.
 
@@ -31,11 +32,10 @@ struct OARepl: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).", valueName: "path"))
-    var db: String?
+    @OptionGroup var mirror: MirrorOptions
 
-    @Option(help: ArgumentHelp("The bridge for the sync command (default: $OA_BRIDGE, else ws://127.0.0.1:9099).", valueName: "url"))
-    var bridge: String?
+    /// The bridge of the sync command, and how it is trusted.
+    @OptionGroup var bridge: BridgeSecurityOptions
 
     @Flag(help: "JSON-RPC 2.0 requests on standard input, one answer per line on standard output.")
     var jsonl = false
@@ -63,23 +63,31 @@ struct OARepl: AsyncParsableCommand {
         return directory.appending(path: "repl_history").path
     }
 
+    /// The bridge of the sync command: `--bridge`, else `$OA_BRIDGE`, else the default.
+    var bridgeURL: String { MirrorLocation.bridgeURL(option: bridge.bridges.first) }
+
     func validate() throws {
         if jsonl && !commands.isEmpty { throw ValidationError("--jsonl and -c cannot be used together") }
         if mcp && (jsonl || !commands.isEmpty) { throw ValidationError("--mcp cannot be used with --jsonl or -c") }
         if mcpAllowPrompts && !mcp { throw ValidationError("--mcp-allow-prompts goes with --mcp") }
+        if bridge.bridges.count > 1 { throw ValidationError("the sync command catches up with one bridge: give --bridge once (oa-sync follows several)") }
+        if bridge.bridges.contains(where: { BridgeEntry(parsing: $0).isEveryAdvertisedBridge }) {
+            throw ValidationError("--bridge dnssd:* is for oa-sync: the sync command catches up with one bridge (dnssd or dnssd:NAME)")
+        }
     }
 
     func run() async throws {
         LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, format: .text, level: .warning) }
         if mcp {
             // Standard output carries MCP messages only; logs go to standard error.
-            let server = MirrorMCPServer(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge),
+            let server = MirrorMCPServer(mirrorPath: mirror.mirrorPath, bridgeURL: bridgeURL,
                                          allowsPrompts: mcpAllowPrompts, redacts: !noRedact, logger: Logger(label: "oa-repl.mcp"))
             try await server.run()
             return
         }
-        let context = CommandContext(mirrorPath: MirrorLocation.mirrorPath(option: db), bridgeURL: MirrorLocation.bridgeURL(option: bridge))
+        let context = CommandContext(mirrorPath: mirror.mirrorPath, bridgeURL: bridgeURL)
         context.redacts = !noRedact
+        context.launcher = bridge.launcher(clientName: "oa-repl")
         if !jsonl {
             // secrets --check -: a value typed at a terminal is not echoed.
             context.readSecret = {

@@ -4,6 +4,7 @@ import Commands
 import Dispatch
 import Foundation
 import Logging
+import ProgramOptions
 import SyncEngine
 
 /// `oa-sync`: keeps a local mirror of the desktop bridge's history.
@@ -34,11 +35,9 @@ struct OASync: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("bridge"), help: ArgumentHelp("A bridge to follow, repeatable: its WebSocket URL, or dnssd (the only bridge DNS-SD finds), dnssd:NAME (the instance NAME) or dnssd:* (every bridge DNS-SD finds at start), optionally after NAME= (the desktop's short name) (default: $OA_BRIDGE, a list separated by commas or spaces, else ws://127.0.0.1:9099).", valueName: "bridge"))
-    var bridges: [String] = []
+    @OptionGroup var mirror: MirrorOptions
 
-    @Option(help: ArgumentHelp("The mirror file (default: $OA_DB, else $XDG_DATA_HOME/openagents/mirror.sqlite).", valueName: "path"))
-    var db: String?
+    @OptionGroup var bridge: BridgeSecurityOptions
 
     @Option(help: ArgumentHelp("The desktop's short name, shown beside its sessions; a bridge that does not name its history is found again by it (default: the DNS-SD instance, else the bridge's host, with its port unless 9099).", valueName: "name"))
     var name: String?
@@ -76,30 +75,16 @@ struct OASync: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long the first connection attempt waits for the bridge's answer to initialize, in milliseconds (later attempts wait at least 10 s).", valueName: "ms"))
     var handshakeTimeoutMs = 3000
 
-    @Option(help: ArgumentHelp("The SHA-256 fingerprint a wss:// bridge's certificate must have (default: $OA_TLS_PIN, else the pin remembered for the bridge, else the tls_sha256 TXT key of a bridge found by DNS-SD, else trust on first use).", valueName: "sha256"))
-    var tlsPin: String?
-
-    @Option(help: ArgumentHelp("A file holding the bridge's bearer token, readable by its owner only (default: $OA_TOKEN_FILE, else the token in $OA_TOKEN).", valueName: "path"))
-    var tokenFile: String?
-
     func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         if let name, name.isEmpty || name.contains(where: \.isNewline) {
             throw ValidationError("--name must be a non-empty name on one line")
         }
-        let entries = BridgeEntry.entries(options: bridges)
-        if name != nil && entries.count > 1 {
+        if name != nil && bridge.entries.count > 1 {
             throw ValidationError("--name names the one bridge: with several, give each its name as --bridge NAME=URL")
         }
-        for entry in entries where !entry.isEveryAdvertisedBridge {
-            guard BridgeChoice.isValid(entry.bridge) else {
-                throw ValidationError("\(entry.bridge) is not a bridge: expected ws://HOST:PORT or wss://HOST:PORT (HOST a name or an IPv4 address), dnssd, dnssd:NAME or dnssd:*, optionally after NAME=")
-            }
-        }
-        let names = entries.map(\.desktopName)
-        if Set(names).count < names.count {
-            throw ValidationError("two bridges have the same desktop name (\(names.joined(separator: ", "))): give each its own as --bridge NAME=URL")
-        }
+        // The bridges of $OA_BRIDGE too: oa-sync follows them.
+        try BridgeSecurityOptions.validate(bridge.entries)
         guard discoverTimeoutMs > 0 else { throw ValidationError("--discover-timeout-ms must be positive") }
         guard backoffInitialMs > 0, backoffCapMs >= backoffInitialMs else {
             throw ValidationError("--backoff-initial-ms must be positive and at most --backoff-cap-ms")
@@ -107,64 +92,43 @@ struct OASync: AsyncParsableCommand {
         guard (1...5000).contains(changesPageSize) else { throw ValidationError("--changes-page-size must be 1…5000") }
         guard refetchAfterQuietMs >= 0 else { throw ValidationError("--refetch-after-quiet-ms cannot be negative") }
         guard handshakeTimeoutMs > 0 else { throw ValidationError("--handshake-timeout-ms must be positive") }
-        if let tlsPin, CertificatePin(parsing: tlsPin) == nil {
-            throw ValidationError("--tls-pin must be the certificate's SHA-256 fingerprint: 64 hex digits in any case, with or without colons, optionally after sha256: (as openssl x509 -noout -fingerprint -sha256 -in CERT.pem prints it)")
-        }
     }
 
     func run() async throws {
         LargeAllocations.mapLargeBlocksAlone()
         StandardErrorLogHandler.bootstrap(format: resolvedLogFormat, level: quiet ? .warning : verbose ? .debug : .info)
         let logger = Logger(label: "oa-sync")
-        if discover { await listDiscoveredBridges() }
-        let mirrorPath = MirrorLocation.mirrorPath(option: db)
+        if discover {
+            try await listDiscoveredBridges()
+            return
+        }
+        let mirrorPath = mirror.mirrorPath
         let lock: MirrorLock
         do {
             try MirrorLocation.prepareDirectory(for: mirrorPath)
             lock = try MirrorLock(mirrorPath: mirrorPath)
         } catch let error as MirrorLockError {
-            fail("oa-sync: \(error)", code: 3)
+            throw fail("oa-sync: \(error)", code: 3)
         } catch {
-            fail("oa-sync: cannot use \(mirrorPath): \(error)", code: 1)
+            throw fail("oa-sync: cannot use \(mirrorPath): \(error)", code: 1)
         }
         defer { withExtendedLifetime(lock) {} }
 
-        let credentials: BridgeCredentials
-        do {
-            credentials = try BridgeCredentials(pinOption: tlsPin, tokenFileOption: tokenFile)
-        } catch {
-            fail("oa-sync: \(error)", code: 1)
-        }
-        var clientOptions = BridgeClientOptions(
-            clientInfo: ClientInfo(name: "oa-sync", title: "OpenAgents Mirror", version: "0.1.0"),
-            firstHandshakeTimeout: .milliseconds(handshakeTimeoutMs),
-            retryHandshakeTimeout: .milliseconds(max(handshakeTimeoutMs, 10_000))
-        )
-        clientOptions.pin = credentials.pin
-        clientOptions.token = credentials.token
-        let entries = await expandedEntries(logger: logger)
-        let targets = entries.map { entry in
-            let configuration = SyncConfiguration(
-                bridgeURL: entry.bridge,
-                desktopName: name ?? entry.desktopName,
-                clientOptions: clientOptions,
-                backoff: BackoffPolicy(initial: .milliseconds(backoffInitialMs), cap: .milliseconds(backoffCapMs)),
-                changesPageSize: changesPageSize,
-                refetchAfterQuiet: .milliseconds(refetchAfterQuietMs)
-            )
-            let connector = BridgeChoice.connector(for: entry.bridge, options: clientOptions,
-                                                   discoveryTimeout: .milliseconds(discoverTimeoutMs), logger: logger)
-                ?? WebSocketBridgeConnector(url: entry.bridge, options: clientOptions, logger: logger)
-            return BridgeTarget(configuration: configuration, connector: connector)
-        }
-        let urls = Dictionary(targets.map { ($0.configuration.desktopName, $0.configuration.bridgeURL) }, uniquingKeysWith: { first, _ in first })
+        let entries = try await expandedEntries(logger: logger)
+        let urls = Dictionary(entries.map { (name ?? $0.desktopName, $0.bridge) }, uniquingKeysWith: { first, _ in first })
         let progressLine = ProgressLine.isTerminal && !quiet ? ProgressLine() : nil
+        var launcher = bridge.launcher(clientName: "oa-sync")
+        launcher.handshakeTimeout = .milliseconds(handshakeTimeoutMs)
+        launcher.backoff = BackoffPolicy(initial: .milliseconds(backoffInitialMs), cap: .milliseconds(backoffCapMs))
+        launcher.changesPageSize = changesPageSize
+        launcher.refetchAfterQuiet = .milliseconds(refetchAfterQuietMs)
+        launcher.discoveryTimeout = .milliseconds(discoverTimeoutMs)
         let engine: SyncEngine
         do {
-            engine = try SyncEngine(mirrorPath: mirrorPath, bridges: targets, logger: logger) { desktop, event in
+            engine = try launcher.engine(mirrorPath: mirrorPath, bridges: entries, desktopName: name, logger: logger) { desktop, event in
                 switch event {
                 case .progress(let progress): progressLine?.show(progress)
-                case .stateChanged, .problem: progressLine?.clear()
+                case .stateChanged, .problem, .sessionNotMirrored: progressLine?.clear()
                 case .certificateTrusted(let pin):
                     progressLine?.clear()
                     FileHandle.standardError.write(Data("""
@@ -182,19 +146,25 @@ struct OASync: AsyncParsableCommand {
                         """.utf8))
                 }
             }
+        } catch let error as CredentialsError {
+            throw fail("oa-sync: \(error)", code: 1)
+        } catch let error as BridgeTokenError {
+            throw fail("oa-sync: \(error)", code: 1)
         } catch {
-            fail("oa-sync: cannot open the mirror: \(CommandError.message(for: error))", code: 1)
+            throw fail("oa-sync: cannot open the mirror: \(CommandError.message(for: error))", code: 1)
         }
-        logger.info("starting", metadata: ["mirror": "\(mirrorPath)", "bridge": "\(targets.map(\.configuration.bridgeURL).joined(separator: ", "))",
+        logger.info("starting", metadata: ["mirror": "\(mirrorPath)", "bridge": "\(entries.map(\.bridge).joined(separator: ", "))",
                                            "once": "\(once)"])
 
+        let firstDesktop = entries.first.map { name ?? $0.desktopName } ?? ""
+        let once = once
         let work = Task { () -> [(desktop: String, outcome: Result<SyncReport, any Error>)]? in
             guard once else {
                 do {
                     try await engine.run()
                     return nil
                 } catch {
-                    return [(targets.first?.configuration.desktopName ?? "", .failure(error))]
+                    return [(firstDesktop, .failure(error))]
                 }
             }
             return await engine.syncEachOnce()
@@ -233,31 +203,31 @@ struct OASync: AsyncParsableCommand {
         }
         if let failure {
             let prefix = outcomes.count > 1 ? "\(failure.desktop): " : ""
-            fail("oa-sync: \(prefix)\(CommandError.message(for: failure.error))", code: Self.exitCode(for: failure.error))
+            throw fail("oa-sync: \(prefix)\(CommandError.message(for: failure.error))", code: Self.exitCode(for: failure.error))
         }
         if !failedSessions.isEmpty {
             for (desktop, sessionID, reason) in failedSessions {
                 let prefix = outcomes.count > 1 ? "\(desktop): " : ""
                 FileHandle.standardError.write(Data("oa-sync: \(prefix)session \(sessionID) could not be mirrored: \(reason)\n".utf8))
             }
-            fail("oa-sync: \(failedSessions.count) session(s) could not be mirrored (the others were); "
+            throw fail("oa-sync: \(failedSessions.count) session(s) could not be mirrored (the others were); "
                  + "they are retried with backoff: see oa-repl status", code: 7)
         }
         if promptsFailed + promptsUnconfirmed > 0 {
-            fail("oa-sync: \(promptsFailed) prompt(s) refused, \(promptsUnconfirmed) unconfirmed: see oa-repl outbox", code: 4)
+            throw fail("oa-sync: \(promptsFailed) prompt(s) refused, \(promptsUnconfirmed) unconfirmed: see oa-repl outbox", code: 4)
         }
     }
 
     /// The bridges to follow, with `dnssd:*` replaced by every bridge DNS-SD finds now (each
     /// named by its instance, and found again by name before each connection).
-    func expandedEntries(logger: Logger) async -> [BridgeEntry] {
+    func expandedEntries(logger: Logger) async throws(ExitCode) -> [BridgeEntry] {
         var expanded: [BridgeEntry] = []
-        for entry in BridgeEntry.entries(options: bridges) {
+        for entry in bridge.entries {
             guard entry.isEveryAdvertisedBridge else {
                 expanded.append(entry)
                 continue
             }
-            let found = await browseOrFail()
+            let found = try await browseOrFail()
             // An instance with several addresses is found once per address: one bridge each.
             var names: [String] = []
             for bridge in found where !names.contains(bridge.instanceName) { names.append(bridge.instanceName) }
@@ -267,17 +237,17 @@ struct OASync: AsyncParsableCommand {
         return expanded
     }
 
-    /// The bridges DNS-SD finds within `--discover-timeout-ms`; exits 1 saying why when none is.
-    func browseOrFail() async -> [DiscoveredBridge] {
+    /// The bridges DNS-SD finds within `--discover-timeout-ms`; exit code 1, saying why, when none is.
+    func browseOrFail() async throws(ExitCode) -> [DiscoveredBridge] {
         let timeout = Duration.milliseconds(discoverTimeoutMs)
         let found: [DiscoveredBridge]
         do {
             found = try await BridgeDiscovery.browse(timeout: timeout)
         } catch {
-            fail("oa-sync: \(error)", code: 1)
+            throw fail("oa-sync: \(error)", code: 1)
         }
         guard !found.isEmpty else {
-            fail("oa-sync: \(DNSSDError.notFound(instance: nil, found: [], after: timeout)) "
+            throw fail("oa-sync: \(DNSSDError.notFound(instance: nil, found: [], after: timeout)) "
                  + "(asked avahi-daemon on the D-Bus system bus at \(BridgeDiscovery.systemBusAddress))", code: 1)
         }
         return found
@@ -293,12 +263,11 @@ struct OASync: AsyncParsableCommand {
     }
 
     /// `--discover`: prints one line per bridge found (instance name, URL, and `tls_sha256=PIN`
-    /// when one is advertised, tab-separated) and exits 0, or exits 1 saying why none was found.
-    func listDiscoveredBridges() async -> Never {
-        for bridge in await browseOrFail() {
+    /// when one is advertised, tab-separated), or exit code 1, saying why none was found.
+    func listDiscoveredBridges() async throws(ExitCode) {
+        for bridge in try await browseOrFail() {
             print(([bridge.instanceName, bridge.url] + (bridge.tlsSHA256.map { ["tls_sha256=\($0)"] } ?? [])).joined(separator: "\t"))
         }
-        Foundation.exit(0)
     }
 
     /// The line `--once` prints for a bridge (named by its desktop when there are several).
@@ -327,11 +296,12 @@ struct OASync: AsyncParsableCommand {
     /// The log format asked for, else the one standard error calls for.
     var resolvedLogFormat: LogFormat { logFormat ?? .forStandardError() }
 
-    /// Prints why oa-sync stops (as an error priority for the journal) and exits with `code`.
-    func fail(_ message: String, code: Int32) -> Never {
+    /// Prints why oa-sync stops (as an error priority for the journal); the exit code `code` to
+    /// throw, so that the `defer`s on the way out (the mirror's lock) run.
+    func fail(_ message: String, code: Int32) -> ExitCode {
         let prefix = resolvedLogFormat == .journal ? "<3>" : ""
         FileHandle.standardError.write(Data((prefix + message + "\n").utf8))
-        Foundation.exit(code)
+        return ExitCode(code)
     }
 }
 

@@ -26,6 +26,14 @@ struct DocsTests {
                 "the option table of \(program) in docs/cli.md")
     }
 
+    @Test("oa-sync and oa-repl describe the options they share in the same words", arguments: ["--db", "--bridge", "--tls-pin", "--token-file"])
+    func sharedOptions(option: String) throws {
+        let sync = Self.helpEntry(of: option, in: try run("oa-sync", ["--help"]).output)
+        let repl = Self.helpEntry(of: option, in: try run("oa-repl", ["--help"]).output)
+        #expect(sync.count > 30, "oa-sync --help has \(option)")
+        #expect(sync == repl)
+    }
+
     @Test("docs/cli.md lists exactly oa-repl's commands and JSON-lines methods")
     func commandsDocumented() throws {
         let help = try run("oa-repl", ["-c", "help"]).output
@@ -123,6 +131,14 @@ struct DocsTests {
     }
 
     // MARK: - Helpers
+
+    /// The lines `--help` gives `option`: its own, and the description's that follow.
+    private static func helpEntry(of option: String, in help: String) -> String {
+        let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0.hasPrefix("  \(option) ") }) else { return "" }
+        let rest = lines[(start + 1)...].prefix { !$0.hasPrefix("  -") && !$0.isEmpty }
+        return ([lines[start]] + rest).joined(separator: "\n")
+    }
 
     /// A REPL command line's name: its words up to the first argument (`outbox retry ID` → `outbox retry`).
     private static func commandName(_ line: String) -> String {

@@ -1,3 +1,4 @@
+import Bridge
 import Foundation
 import MirrorStore
 import TestSupport
@@ -120,5 +121,43 @@ struct OASyncCommandTests {
                 "\(badPin.standardError)")
         let fromEnvironment = try await OASyncProcess.run(["--once"], environment: ["OA_BRIDGE": "localhost:9099"])
         #expect(fromEnvironment.status == 64)
+    }
+
+    @Test("oa-sync and the REPL's sync start the engine the same way, each announcing its own name and the one version")
+    func clientNames() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let synced = try await OASyncProcess.run(["--bridge", simulator.url, "--db", directory.path("a.sqlite"), "--once", "--quiet"])
+        #expect(synced.status == 0, "\(synced.standardError)")
+        let repl = try await ReplProcess.run(["--bridge", simulator.url, "--db", directory.path("b.sqlite"), "-c", "sync"])
+        #expect(repl.status == 0, "\(repl.standardError)")
+        #expect(try MirrorStore(path: directory.path("b.sqlite"), mode: .readOnly).counts().events == 299)
+        let clients = try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("clients")["clients"]?.arrayValue ?? []
+        }
+        let announced = clients.prefix(2).map { [$0["name"]?.stringValue, $0["title"]?.stringValue, $0["version"]?.stringValue] }
+        #expect(announced == [["oa-sync", "OpenAgents Mirror", MirrorVersion.current], ["oa-repl", "OpenAgents Mirror", MirrorVersion.current]],
+                "\(clients)")
+    }
+
+    @Test("oa-repl takes the bridge's options as oa-sync does, and checks them the same way (exit 64)")
+    func replBridgeOptions() async throws {
+        for program in ["oa-sync", "oa-repl"] {
+            let badPin = try await ProgramRun.runOffPool(BuildProducts.executable(program), ["--tls-pin", "sha256:abcd", "--db", "/nonexistent/m.sqlite"])
+            #expect(badPin.status == 64, "\(program)")
+            #expect(badPin.standardError.contains("--tls-pin must be the certificate's SHA-256 fingerprint"), "\(program): \(badPin.standardError)")
+            let badBridge = try await ProgramRun.runOffPool(BuildProducts.executable(program), ["--bridge", "http://127.0.0.1:9", "--db", "/nonexistent/m.sqlite"])
+            #expect(badBridge.status == 64, "\(program)")
+            #expect(badBridge.standardError.contains("http://127.0.0.1:9 is not a bridge"), "\(program): \(badBridge.standardError)")
+        }
+        let two = try await ReplProcess.run(["--bridge", "ws://127.0.0.1:1", "--bridge", "ws://127.0.0.1:2", "-c", "help"])
+        #expect(two.status == 64 && two.standardError.contains("give --bridge once"), "\(two.standardError)")
+        let directory = try TemporaryDirectory()
+        let missingToken = directory.path("no-token")
+        let tokenless = try await ReplProcess.run(["--db", directory.path("m.sqlite"), "--token-file", missingToken, "-c", "sync"])
+        #expect(tokenless.status == 1)
+        #expect(tokenless.standardError.contains("bridge: cannot read the token file \(missingToken)"), "the REPL's sync reads --token-file: \(tokenless.standardError)")
+        let offline = try await ReplProcess.run(["--db", "/nonexistent/m.sqlite", "-c", "help"], environment: ["OA_BRIDGE": "localhost:9099"])
+        #expect(offline.status == 0, "a wrong $OA_BRIDGE does not keep oa-repl from browsing: \(offline.standardError)")
     }
 }

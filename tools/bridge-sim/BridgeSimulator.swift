@@ -24,6 +24,8 @@ actor BridgeSimulator {
     private var replyDelay: Duration = .zero
     private var closeAfterFrames: Int?
     private var prompts: [JSONValue] = []
+    /// The `client_info` of every `initialize`, in arrival order (`_sim/clients`).
+    private var clients: [JSONValue] = []
     /// Requests received and not yet answered, per connection; and the most seen at once.
     private var inFlight: [Int: Int] = [:]
     private var maxInFlight = 0
@@ -134,6 +136,7 @@ actor BridgeSimulator {
         switch method {
         case BridgeMethod.initialize:
             initialized.insert(connection.id)
+            clients.append(params["client_info"] ?? .null)
             return JSONWriter.bytes(of: initializeResult)
         case BridgeMethod.recentSessions:
             return JSONWriter.bytes(of: .array(history.recentSessions(limit: 10).map { session in
@@ -382,6 +385,8 @@ actor BridgeSimulator {
             return [:]
         case "_sim/prompts":
             return ["prompts": .array(prompts)]
+        case "_sim/clients":
+            return ["clients": .array(clients)]
         case "_sim/send_raw":
             let frames = (params["frames"]?.arrayValue ?? []).compactMap(\.stringValue)
             let targets = params["to"]?.stringValue == "all" ? Array(connections.values) : [connection]

@@ -38,7 +38,7 @@ public struct BridgeClientOptions: Sendable {
     }
 
     public init(
-        clientInfo: ClientInfo = ClientInfo(name: "openagents-mirror", title: "OpenAgents Mirror", version: "0.1.0"),
+        clientInfo: ClientInfo = .mirror(program: "openagents-mirror"),
         firstHandshakeTimeout: Duration = .seconds(3),
         retryHandshakeTimeout: Duration = .seconds(10),
         requestTimeout: Duration = .seconds(15),

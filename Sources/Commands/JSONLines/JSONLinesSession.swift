@@ -148,8 +148,8 @@ public struct JSONLinesSession {
     }
 
     static func error(id: JSONValue, _ error: CommandError) -> String {
-        var members = [JSONMember("code", .number(error.code)), JSONMember("message", .string(error.description))]
-        if let data = error.data { members.append(JSONMember("data", data)) }
+        let members = [JSONMember("code", .number(error.code)), JSONMember("message", .string(error.description)),
+                       JSONMember("data", error.data)]
         let answer: JSONValue = ["jsonrpc": "2.0", "id": id, "error": .object(members)]
         return String(decoding: JSONWriter.bytes(of: answer), as: UTF8.self)
     }

@@ -40,6 +40,12 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// True when the database or its disk is full.
     public var isDiskFull: Bool { code == SQLITE_FULL }
+    /// True when another connection holds the lock SQLite waited for (busy or locked).
+    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+    /// True when the database cannot be written (a read-only file or directory, a read-only open).
+    public var isReadOnly: Bool { code == SQLITE_READONLY }
+    /// True when the file is damaged (or is not a database at all).
+    public var isCorrupt: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
     /// True for a constraint violation (unique, foreign key, check, not null).
     public var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
 }
