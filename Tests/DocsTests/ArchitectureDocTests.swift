@@ -40,7 +40,7 @@ struct ArchitectureDocTests {
                 let declared = declarations.members.contains(member)
                 #expect(declared, "\(Self.document) names `\(citation)`: nothing declares \(member)")
             }
-            if let labels = symbol.labels, let function = symbol.members.last {
+            if let labels = symbol.labels, !labels.isEmpty, let function = symbol.members.last {
                 let signatures = declarations.signatures[function] ?? []
                 let matching = signatures.contains { labels.isSubset(of: $0) }
                 #expect(matching,
