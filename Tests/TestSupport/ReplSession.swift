@@ -9,16 +9,26 @@ public final class ReplSession {
     private let outputPath = FileManager.default.temporaryDirectory.appending(path: "oa-repl-out-\(UUID().uuidString)").path
     private let errorPath = FileManager.default.temporaryDirectory.appending(path: "oa-repl-err-\(UUID().uuidString)").path
     private let output: OutputLineReader
+    private let end: ProcessEnd
 
     /// Starts `oa-repl ARGUMENTS`.
     ///
-    /// - Parameter pipedOutput: its standard output is a pipe, which fills up when the test does
-    ///   not read it (the default is a file, which never makes it wait).
-    public init(_ arguments: [String], environment: [String: String] = [:], pipedOutput: Bool = false) throws {
+    /// - Parameters:
+    ///   - pipedOutput: its standard output is a pipe, which fills up when the test does not read
+    ///     it (the default is a file, which never makes it wait).
+    ///   - core: the one CPU it may run on (`taskset -c CORE`); nil: any.
+    ///   - executable: the program (another build of `oa-repl`, to compare with this one).
+    public init(_ arguments: [String], environment: [String: String] = [:], pipedOutput: Bool = false, core: Int? = nil,
+                executable: URL = BuildProducts.executable("oa-repl")) throws {
         // A write to a session that has ended fails with EPIPE rather than ending the test run.
         signal(SIGPIPE, SIG_IGN)
-        process.executableURL = BuildProducts.executable("oa-repl")
-        process.arguments = arguments
+        if let core {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+            process.arguments = ["-c", String(core), executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)  // the handles below say why, if it failed
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
@@ -34,7 +44,7 @@ public final class ReplSession {
         }
         process.standardInput = input
         process.standardError = errorWriter
-        try process.run()
+        end = try ProcessEnd(running: process)
         try? input.fileHandleForReading.close()
         if let pipe = process.standardOutput as? Pipe {
             try? pipe.fileHandleForWriting.close()
@@ -51,8 +61,9 @@ public final class ReplSession {
         return (session, try await session.answer(to: 1).answer)
     }
 
+    /// Released, it is killed (SIGKILL) and not waited for: `stop` and `waitForExit` wait.
     deinit {
-        kill()
+        if !end.hasEnded { Foundation.kill(end.processIdentifier, SIGKILL) }
         try? input.fileHandleForWriting.close()
         try? FileManager.default.removeItem(atPath: outputPath)
         try? FileManager.default.removeItem(atPath: errorPath)
@@ -84,6 +95,15 @@ public final class ReplSession {
         try await output.nextLine(before: .now + timeout, program: "oa-repl") { process.isRunning }
     }
 
+    /// The next line it wrote if one comes within `timeout`; nil when none did (it may still come).
+    public func nextLine(ifWrittenWithin timeout: Duration) async throws -> String? {
+        do {
+            return try await output.nextLine(before: .now + timeout, program: "oa-repl") { process.isRunning }
+        } catch is OutputLineReader.TimedOut {
+            return nil
+        }
+    }
+
     /// What it wrote after the last line read, once `done` holds for it (the text may end
     /// mid-line, as a streamed message does), waiting for at most `timeout`.
     public func unreadText(timeout: Duration = .seconds(60), until done: (String) -> Bool) async throws -> String {
@@ -112,22 +132,14 @@ public final class ReplSession {
 
     /// Sends `signal`, then waits for it to end for at most `timeout` (past it, SIGKILL and -1).
     public func stop(with signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) async -> Int32 {
-        Foundation.kill(process.processIdentifier, signal)
-        return await waitForExit(timeout: timeout)
+        (try? await end.stop(with: signal, within: timeout, program: "oa-repl")) ?? -1
     }
 
     /// Its exit status once it ended by itself within `timeout`; -1 (and SIGKILL) when it did not.
     public func waitForExit(timeout: Duration = .seconds(60)) async -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        guard !process.isRunning else {
-            kill()
-            return -1
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+        if let status = await end.status(within: timeout) { return status }
+        await end.kill()
+        return -1
     }
 
     /// Bytes it wrote to its piped standard output that the test has not read yet.
@@ -136,9 +148,4 @@ public final class ReplSession {
     /// What it wrote to standard error so far.
     public var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
-    private func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
 }
