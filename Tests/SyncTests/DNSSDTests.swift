@@ -148,8 +148,9 @@ struct DNSSDTests {
         }
     }
 
-    /// Runs `body` while `path arguments` runs inside `namespace` (output discarded), then stops
-    /// it: SIGTERM, SIGKILL after 5 s, its end awaited (`ProcessEnd`).
+    /// Runs `body` while `path arguments` runs inside `namespace` (output discarded), then kills
+    /// it, its end awaited (`ProcessEnd`): SIGKILL, as the processes a test starts inherit a signal
+    /// mask in which SIGTERM is blocked (`AvahiNamespace.stop`).
     private func whileRunning<T>(in namespace: AvahiNamespace, _ path: String, _ arguments: [String],
                                  _ body: () async throws -> T) async throws -> T {
         let (executable, wrapped) = namespace.wrap(URL(fileURLWithPath: path), arguments)
@@ -165,7 +166,7 @@ struct DNSSDTests {
         } catch {
             result = .failure(error)
         }
-        try await end.stop(within: .seconds(5), program: path)
+        if await !end.kill() { Issue.record("\(path) did not end within 10 s of SIGKILL") }
         return try result.get()
     }
 
