@@ -152,6 +152,7 @@ let package = Package(
                 "CEditLine",
                 "Commands",
                 "MirrorMCP",
+                "Primitives",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
