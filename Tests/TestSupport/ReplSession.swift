@@ -13,22 +13,13 @@ public final class ReplSession {
 
     /// Starts `oa-repl ARGUMENTS`.
     ///
-    /// - Parameters:
-    ///   - pipedOutput: its standard output is a pipe, which fills up when the test does not read
-    ///     it (the default is a file, which never makes it wait).
-    ///   - core: the one CPU it may run on (`taskset -c CORE`); nil: any.
-    ///   - executable: the program (another build of `oa-repl`, to compare with this one).
-    public init(_ arguments: [String], environment: [String: String] = [:], pipedOutput: Bool = false, core: Int? = nil,
-                executable: URL = BuildProducts.executable("oa-repl")) throws {
+    /// - Parameter pipedOutput: its standard output is a pipe, which fills up when the test does
+    ///   not read it (the default is a file, which never makes it wait).
+    public init(_ arguments: [String], environment: [String: String] = [:], pipedOutput: Bool = false) throws {
         // A write to a session that has ended fails with EPIPE rather than ending the test run.
         signal(SIGPIPE, SIG_IGN)
-        if let core {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-            process.arguments = ["-c", String(core), executable.path] + arguments
-        } else {
-            process.executableURL = executable
-            process.arguments = arguments
-        }
+        process.executableURL = BuildProducts.executable("oa-repl")
+        process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)  // the handles below say why, if it failed
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
@@ -93,15 +84,6 @@ public final class ReplSession {
     /// The next line it wrote, waiting for it for at most `timeout`.
     public func nextLine(timeout: Duration = .seconds(60)) async throws -> String {
         try await output.nextLine(before: .now + timeout, program: "oa-repl") { process.isRunning }
-    }
-
-    /// The next line it wrote if one comes within `timeout`; nil when none did (it may still come).
-    public func nextLine(ifWrittenWithin timeout: Duration) async throws -> String? {
-        do {
-            return try await output.nextLine(before: .now + timeout, program: "oa-repl") { process.isRunning }
-        } catch is OutputLineReader.TimedOut {
-            return nil
-        }
     }
 
     /// What it wrote after the last line read, once `done` holds for it (the text may end
