@@ -57,11 +57,15 @@ let package = Package(
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
 
+        // Layer 1½: what every layer above shares and nothing below it needs: durations in plain
+        // units, the thread executor, the bounded buffer, one-shot and broadcast signals.
+        .target(name: "Primitives"),
+
         // Layer 2: the SQLite layer and the mirror's tables and queries.
         // The SQL of the mirror lives in schema/ and is compiled in by the EmbedSchema plugin.
         .target(
             name: "MirrorStore",
-            dependencies: ["CSQLite"],
+            dependencies: ["CSQLite", "Primitives"],
             plugins: ["EmbedSchema"]
         ),
 
@@ -70,6 +74,7 @@ let package = Package(
             name: "Bridge",
             dependencies: [
                 "CAvahi",
+                "Primitives",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -88,6 +93,7 @@ let package = Package(
             dependencies: [
                 "MirrorStore",
                 "Bridge",
+                "Primitives",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -103,6 +109,7 @@ let package = Package(
             name: "Commands",
             dependencies: [
                 "MirrorStore",
+                "Primitives",
                 "Secrets",
                 "Bridge",
                 "SyncEngine",
@@ -120,6 +127,7 @@ let package = Package(
             dependencies: [
                 "Commands",
                 "MirrorStore",
+                "Primitives",
                 "Secrets",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
@@ -156,6 +164,7 @@ let package = Package(
                 "CEditLine",
                 "Commands",
                 "MirrorMCP",
+                "Primitives",
                 "ProgramOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -177,6 +186,7 @@ let package = Package(
         // Tools: benchmarks, probes and demos, and what they share.
         .target(
             name: "ToolSupport",
+            dependencies: ["Primitives"],
             path: "tools/support"
         ),
         .executableTarget(
@@ -262,8 +272,12 @@ let package = Package(
 
         .target(
             name: "TestSupport",
-            dependencies: ["Bridge", "MirrorStore", "ToolSupport"],
+            dependencies: ["Bridge", "MirrorStore", "Primitives", "ToolSupport"],
             path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "PrimitivesTests",
+            dependencies: ["Primitives"]
         ),
         .testTarget(
             name: "MirrorStoreTests",
@@ -279,12 +293,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["Commands", "MirrorMCP", "MirrorStore", "Secrets", "TestSupport", "ToolSupport", "CCmarkGFM"],
+            dependencies: ["Commands", "MirrorMCP", "MirrorStore", "Primitives", "Secrets", "TestSupport", "ToolSupport", "CCmarkGFM"],
             exclude: ["Golden"]
         ),
         .testTarget(
             name: "SecretsTests",
-            dependencies: ["Secrets", "TestSupport"]
+            dependencies: ["Primitives", "Secrets", "TestSupport"]
         ),
         .testTarget(
             name: "SyncTests",

@@ -87,35 +87,3 @@ public enum CommandCatalog {
         ])
     }
 }
-
-/// Runs commands for a front end.
-public struct CommandRunner {
-    public let context: CommandContext
-
-    public init(context: CommandContext) {
-        self.context = context
-    }
-
-    /// Runs one text line (`sessions --limit 5`).
-    public func run(line: String) async throws(CommandError) -> CommandResult {
-        let words = try CommandLineWords.split(line)
-        let (command, rest) = try CommandCatalog.command(forWords: words)
-        let arguments = try command.arguments(fromWords: rest)
-        return try await execute(command, arguments)
-    }
-
-    /// Runs one JSON-lines method with its params.
-    public func run(method: String, params: JSONValue?) async throws(CommandError) -> CommandResult {
-        let command = try CommandCatalog.command(forMethod: method)
-        let arguments = try command.arguments(fromJSON: params)
-        return try await execute(command, arguments)
-    }
-
-    private func execute(_ command: CommandDefinition, _ arguments: CommandArguments) async throws(CommandError) -> CommandResult {
-        do {
-            return try await command.run(arguments, context)
-        } catch {
-            throw CommandError.wrapping(error)
-        }
-    }
-}

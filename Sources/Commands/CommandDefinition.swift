@@ -78,7 +78,9 @@ public struct CommandDefinition: Sendable {
     public let parameters: [CommandParameter]
     /// A sample line, for help.
     public let example: String
-    let run: @Sendable (CommandArguments, CommandContext) async throws -> CommandResult
+    /// The command's work: it runs where its caller does (`nonisolated(nonsending)`), that is on
+    /// `CommandRunner`'s thread, which owns the context; never on the cooperative pool.
+    let run: nonisolated(nonsending) @Sendable (CommandArguments, CommandContext) async throws -> CommandResult
 
     /// `outbox retry`.
     public var name: String { words.joined(separator: " ") }

@@ -1,6 +1,7 @@
 import Commands
 import Foundation
 import MirrorStore
+import Primitives
 import Secrets
 
 /// What the MCP tools and resources read from (and, for prompts, write to) the mirror, on a thread

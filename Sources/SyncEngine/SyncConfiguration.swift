@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import MirrorStore
+import Primitives
 
 /// How long to wait before reconnecting: exponential backoff with full jitter.
 ///

@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import Primitives
 
 /// Catching up and staying live with a history-cursor bridge.
 extension SyncEngine {

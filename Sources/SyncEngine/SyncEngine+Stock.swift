@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import Primitives
 
 /// Catching up and staying live with a stock bridge, which has no history cursor: timelines are
 /// fetched whole, and a timeline is fetched again when its `(last_ts, message_count)` moved.

@@ -1,6 +1,7 @@
 import Bridge
 import Logging
 import MirrorStore
+import Primitives
 
 /// Keeps a mirror converging to what one or several bridges know: catches up with each (by
 /// history cursor, or by refetching stock timelines whose watermark moved), applies live updates,

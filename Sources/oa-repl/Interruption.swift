@@ -1,7 +1,7 @@
 import Commands
 import Dispatch
 import Foundation
-import Synchronization
+import Primitives
 
 /// SIGINT (Ctrl-C) and SIGTERM as the end of a long command rather than of the program.
 enum Interruption {
@@ -9,11 +9,12 @@ enum Interruption {
     /// cancelled, and awaited); returns the signal that ended it, if one did. The signals' usual
     /// effect is back once it returns.
     static func run(_ body: @escaping @Sendable () async -> Void) async -> Int32? {
-        let arrival = SignalArrival()
+        // The first signal that arrived, awaited by the task that waits for one.
+        let arrival = OneShot<Int32>()
         let sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { arrival.record(number) }
+            source.setEventHandler { arrival.settle(number) }
             source.resume()
             return source
         }
@@ -27,7 +28,7 @@ enum Interruption {
                 await body()
                 return nil
             }
-            group.addTask { await arrival.wait() }
+            group.addTask { await arrival.valueUnlessCancelled() }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
@@ -44,40 +45,6 @@ enum Interruption {
             source.setEventHandler { output.exitBetweenLines(status: 0) }
             source.resume()
             return source
-        }
-    }
-}
-
-/// The first signal that arrived, and the task waiting for one.
-private final class SignalArrival: Sendable {
-    private let state = Mutex<(signal: Int32?, waiter: CheckedContinuation<Int32?, Never>?)>((nil, nil))
-
-    func record(_ number: Int32) {
-        let waiter = state.withLock { state -> CheckedContinuation<Int32?, Never>? in
-            if state.signal == nil { state.signal = number }
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: number)
-    }
-
-    /// The signal, once one arrived; nil if the task is cancelled first.
-    func wait() async -> Int32? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
-                let now = state.withLock { state -> Int32?? in
-                    if let signal = state.signal { return .some(signal) }
-                    if Task.isCancelled { return .some(nil) }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let now { continuation.resume(returning: now) }
-            }
-        } onCancel: {
-            state.withLock { state -> CheckedContinuation<Int32?, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }?.resume(returning: nil)
         }
     }
 }

@@ -128,9 +128,9 @@ struct OARepl: AsyncParsableCommand {
             }
             return
         }
-        Terminal.writeOut("oa-repl: mirror \(context.mirrorPath). Type help, or quit; Tab completes.")
+        Terminal.writeOut("oa-repl: mirror \(shell.mirrorPath). Type help, or quit; Tab completes.")
         let editor = LineEditor(historyPath: historyPath)
-        while let line = editor.readLine(prompt: "oa> ", completing: context.completionIDs()) {
+        while let line = editor.readLine(prompt: "oa> ", completing: await shell.runner.completionIDs()) {
             _ = try await shell.run(line)
             if shell.finished { break }
         }

@@ -21,10 +21,10 @@ struct ScriptShell {
     private(set) var finished = false
     let mirrorPath: String
 
-    init(context: CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool,
+    init(context: sending CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool,
          pager: Pager? = nil, settingsPath: String? = nil) {
-        runner = CommandRunner(context: context)
         mirrorPath = context.mirrorPath
+        runner = CommandRunner(context: context)
         self.mode = mode
         self.width = width
         self.colour = colour
@@ -38,9 +38,9 @@ struct ScriptShell {
     mutating func run(_ line: String) async throws -> Bool {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return true }
-        if trimmed.hasPrefix(".") { return dotCommand(trimmed) }
+        if trimmed.hasPrefix(".") { return await dotCommand(trimmed) }
         do {
-            runner.context.palette = colour && mode == .table ? .colour : .plain
+            await runner.setPalette(colour && mode == .table ? .colour : .plain)
             let result = try await runner.run(line: trimmed)
             if result.quits {
                 finished = true
@@ -83,7 +83,7 @@ struct ScriptShell {
     /// it is idle for its limit, or SIGINT or SIGTERM; false when reading the mirror failed.
     private mutating func follow(_ request: FeedRequest) async -> Bool {
         let mirrorPath = mirrorPath
-        let redaction = runner.context.feedRedaction()
+        let redaction = await runner.feedRedaction()
         let palette: Palette = colour ? .colour : .plain
         let failed = Atomic(false)
         let signal = await Interruption.run {
@@ -110,16 +110,17 @@ struct ScriptShell {
     }
 
     /// `.mode table|json|markdown`, `.pager on|off`, `.redact on|off`; alone, the setting in force.
-    private mutating func dotCommand(_ line: String) -> Bool {
+    private mutating func dotCommand(_ line: String) async -> Bool {
         let words = line.split(separator: " ").map(String.init)
         guard let command = words.first.flatMap(DotCommand.init(rawValue:)) else {
             Terminal.writeFailure("unknown dot command \(words.first ?? line); try " + DotCommand.allCases.map(\.usage).joined(separator: " or "))
             return false
         }
+        let redacts = await runner.redacts
         let current = switch command {
         case .mode: mode.rawValue
         case .pager: settings.pager ? "on" : "off"
-        case .redact: runner.context.redacts ? "on" : "off"
+        case .redact: redacts ? "on" : "off"
         }
         guard words.count == 2, command.values.contains(words[1]) else {
             if words.count == 1 {
@@ -137,7 +138,7 @@ struct ScriptShell {
             if let settingsPath { settings.save(to: settingsPath) }
         case .redact:
             // For this run only: showing secrets is never remembered.
-            runner.context.redacts = words[1] == "on"
+            await runner.setRedacts(words[1] == "on")
         }
         return true
     }

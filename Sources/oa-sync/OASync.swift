@@ -49,7 +49,7 @@ struct OASync: AsyncParsableCommand {
     var discover = false
 
     @Option(help: ArgumentHelp("How long DNS-SD browses, for --discover and before each connection to a dnssd bridge, in milliseconds.", valueName: "ms"))
-    var discoverTimeoutMs = Int(BridgeChoice.defaultDiscoveryTimeout.components.seconds * 1000)
+    var discoverTimeoutMs = Int(BridgeChoice.defaultDiscoveryTimeout.milliseconds)
 
     @Flag(name: .shortAndLong, help: "Log warnings and errors only.")
     var quiet = false

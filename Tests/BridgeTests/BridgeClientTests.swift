@@ -281,7 +281,7 @@ struct BridgeClientTests {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
         let url = simulator.url
-        simulator.kill()
+        await simulator.kill()
         // The handshake timeout runs from the call: the test machine's long one, so that a loaded
         // machine reads the refusal before it passes.
         let error = await #expect(throws: BridgeError.self) { try await BridgeClient.withConnection(to: url, options: .forTests) { _ in } }

@@ -108,7 +108,7 @@ struct DocsTests {
     }
 
     @Test("systemd accepts the user unit", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
-    func systemdUnit() throws {
+    func systemdUnit() async throws {
         let home = try TemporaryDirectory()
         let bin = home.url.appending(path: ".local/bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
@@ -123,10 +123,9 @@ struct DocsTests {
         defer { try? handle.close() }
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
+        let status = try await ProcessEnd(running: process).status(within: .seconds(60))
         let report = try String(contentsOf: errors, encoding: .utf8)
-        #expect(process.terminationStatus == 0, "\(report)")
+        #expect(status == 0, "systemd-analyze verify did not pass within 60 s: \(report)")
         #expect(!report.contains("oa-sync.service"), "no warnings about the unit: \(report)")
     }
 

@@ -6,14 +6,14 @@ import Testing
 @Suite("Crash safety and concurrent readers")
 struct CrashSafetyTests {
     @Test("a writer killed at random points leaves events and cursor both written or neither", arguments: [1, 2, 3])
-    func killedWriter(round: Int) throws {
+    func killedWriter(round: Int) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("mirror.sqlite")
         var expectedMinimum: Int64 = 0
         for kill in 0..<4 {
             let probe = try Probe(database: path, pageSize: 257 * round, sessions: 7)
-            let committed = try probe.waitForCommits(Int.random(in: 1...6))
-            probe.killHard()
+            let committed = try await probe.waitForCommits(Int.random(in: 1...6))
+            try await probe.killHard()
             #expect(committed >= expectedMinimum, "kill \(kill): the probe resumed from the cursor")
             expectedMinimum = committed
             try expectConsistent(path, atLeast: committed)
@@ -21,13 +21,13 @@ struct CrashSafetyTests {
     }
 
     @Test("a writer killed between writing a page's events and its cursor leaves neither", arguments: [0, 1, 3])
-    func killedBetweenStatements(pagesBefore: Int) throws {
+    func killedBetweenStatements(pagesBefore: Int) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("mirror.sqlite")
         let probe = try Probe(database: path, pageSize: 300, sessions: 4, stallAfterPages: pagesBefore)
-        let committed = pagesBefore == 0 ? 0 : try probe.waitForCommits(pagesBefore)
-        #expect(try probe.readLine() == "stalled")
-        probe.killHard()
+        let committed = try await pagesBefore == 0 ? 0 : probe.waitForCommits(pagesBefore)
+        #expect(try await probe.readLine() == "stalled")
+        try await probe.killHard()
         try expectConsistent(path, atLeast: committed)
         let store = try MirrorStore(path: path)
         #expect(try store.historyCursor() == Int64(300 * pagesBefore), "the stalled page left nothing behind")
@@ -35,13 +35,12 @@ struct CrashSafetyTests {
     }
 
     @Test("a reader sees one consistent snapshot while another process commits")
-    func readerDuringWrites() throws {
+    func readerDuringWrites() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("mirror.sqlite")
         _ = try MirrorStore(path: path)
         let probe = try Probe(database: path, pageSize: 500, sessions: 5)
-        defer { probe.killHard() }
-        _ = try probe.waitForCommits(1)
+        _ = try await probe.waitForCommits(1)
         let reader = try MirrorStore(path: path, mode: .readOnly)
         var snapshots: Set<Int64> = []
         for _ in 0..<200 {
@@ -52,9 +51,10 @@ struct CrashSafetyTests {
             #expect(cursor == maxSeq)
             snapshots.insert(cursor)
             if snapshots.count >= 3 { break }
-            _ = try probe.waitForCommits(1)
+            _ = try await probe.waitForCommits(1)
         }
         #expect(snapshots.count >= 3, "the reader saw the writer's commits")
+        try await probe.killHard()
     }
 
     @Test("a reader is not blocked by an open write transaction and does not see it")
@@ -114,28 +114,34 @@ struct CrashSafetyTests {
     }
 }
 
-/// The `oa-store-probe` helper, appending pages to a mirror until it is killed.
+/// The `oa-store-probe` helper, appending pages to a mirror until it is killed. Its lines are read
+/// and its end awaited with deadlines, sleeping the task, not a thread of the pool.
 final class Probe {
-    private let process = Process()
-    private let output = Pipe()
-    private var buffer = Data()
+    private let lines: OutputLineReader
+    private let end: ProcessEnd
 
     init(database: String, pageSize: Int, sessions: Int, stallAfterPages: Int? = nil) throws {
+        let process = Process()
         process.executableURL = BuildProducts.executable("oa-store-probe")
         process.arguments = ["append", database, String(pageSize), String(sessions)] + (stallAfterPages.map { [String($0)] } ?? [])
+        let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        lines = OutputLineReader(descriptor: dup(output.fileHandleForReading.fileDescriptor))
+        end = try ProcessEnd(running: process)
+        try? output.fileHandleForWriting.close()
+        try? output.fileHandleForReading.close()
     }
 
+    /// Released, it is killed (SIGKILL) and not waited for: `killHard()` waits.
     deinit {
-        killHard()
+        if !end.hasEnded { kill(end.processIdentifier, SIGKILL) }
     }
 
     /// Reads `count` more `committed SEQ` lines; returns the last SEQ.
-    func waitForCommits(_ count: Int) throws -> Int64 {
+    func waitForCommits(_ count: Int) async throws -> Int64 {
         var last: Int64 = 0
         for _ in 0..<count {
-            let line = try readLine()
+            let line = try await readLine()
             guard line.hasPrefix("committed "), let seq = Int64(line.dropFirst("committed ".count)) else {
                 throw ProbeError.unexpectedOutput(line)
             }
@@ -144,29 +150,18 @@ final class Probe {
         return last
     }
 
-    /// SIGKILL: no chance to finish the transaction under way.
-    func killHard() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    /// SIGKILL (no chance to finish the transaction under way), then waits for its end, at most 10 s.
+    func killHard() async throws {
+        guard await end.kill() else { throw ProbeError.notEnded }
     }
 
-    /// The next line the probe printed.
-    func readLine() throws -> String {
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw ProbeError.exited(process.terminationReason == .exit ? "exit" : "signal") }
-            buffer.append(chunk)
-        }
+    /// The next line the probe printed, within `timeout`.
+    func readLine(timeout: Duration = .seconds(60)) async throws -> String {
+        try await lines.nextLine(before: .now + timeout, program: "oa-store-probe") { [end] in !end.hasEnded }
     }
 
     enum ProbeError: Error {
         case unexpectedOutput(String)
-        case exited(String)
+        case notEnded
     }
 }

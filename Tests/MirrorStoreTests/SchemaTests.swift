@@ -19,14 +19,14 @@ struct SchemaTests {
     }
 
     @Test("a new mirror's schema is what the sqlite3 shell makes of schema/")
-    func schemaMatchesShell() throws {
+    func schemaMatchesShell() async throws {
         let directory = try TemporaryDirectory()
         let store = try MirrorStore(path: directory.path("mirror.sqlite"))
         #expect(try store.schemaVersion() == Migration.latestVersion)
 
         let shellPath = directory.path("shell.sqlite")
         let script = Migration.all.map(\.sql).joined(separator: "\n")
-        try runShell(database: shellPath, input: script)
+        try await runShell(database: shellPath, input: script)
         let shell = try Database(path: shellPath, mode: .readOnly)
         #expect(try schemaObjects(store.database) == schemaObjects(shell))
         #expect(try schemaObjects(store.database).contains { $0.hasPrefix("table|events_fts|") })
@@ -258,15 +258,14 @@ struct SchemaTests {
 }
 
 /// Runs the sqlite3 command-line shell on `database` with `input` on its standard input.
-func runShell(database: String, input: String) throws {
+func runShell(database: String, input: String) async throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["sqlite3", "-bail", database]
     let stdin = Pipe()
     process.standardInput = stdin
-    try process.run()
+    let end = try ProcessEnd(running: process)
     stdin.fileHandleForWriting.write(Data(input.utf8))
     try stdin.fileHandleForWriting.close()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "sqlite3 failed")
+    #expect(await end.status(within: .seconds(60)) == 0, "sqlite3 failed, or did not end within 60 s")
 }

@@ -11,7 +11,7 @@ struct ExportAllTests {
     @Test("every session gets a file with the single export's document; a second run writes nothing; a changed file is rewritten alone")
     func exportsOnlyWhatChanged() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let notes = directory.path("notes/openagents")  // made, with its parent
         let ids = try Self.sessionIDs(in: mirror)
         #expect(ids.count >= 10)
@@ -59,7 +59,7 @@ struct ExportAllTests {
     @Test("export.markdown with all: the directory, the files written, how many unchanged, the failures")
     func jsonLines() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let notes = directory.path("notes")
         let ids = try Self.sessionIDs(in: mirror)
         let requests = [
@@ -100,7 +100,7 @@ struct ExportAllTests {
     @Test("a file that cannot be written: the others are, the command fails (exit 1; -32006 with the summary as data)")
     func failures() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let notes = directory.path("notes")
         let ids = try Self.sessionIDs(in: mirror)
         let blocked = try #require(ids.first { $0.hasPrefix("798C06FE") })
@@ -139,7 +139,7 @@ struct ExportAllTests {
     @Test("the text form: --all before or after DIR; DIR required; no SESSION and no --timestamp with it")
     func textArguments() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let notes = directory.path("notes")
         let after = try await ReplProcess.run(["--db", mirror, "-c", "export \(notes) --all"])
         #expect(after.status == 0, "\(after.standardError)")
@@ -162,7 +162,7 @@ struct ExportAllTests {
     @Test("colliding ids get longer names, ignoring case, in the order of the ids, whatever was exported before")
     func collidingSessions() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let colliding = ["local-ab000000-0000-4000-8000-000000000002", "LOCAL-AB990000-0000-4000-8000-000000000000",
                          "local-ab000000-0000-4000-8000-000000000001", "local-ab110000-0000-4000-8000-000000000000"]
         do {
@@ -205,19 +205,19 @@ struct ExportAllTests {
 
     @Test("on a terminal, a progress line on standard error, erased before the summary; none in JSON-lines mode",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
-    func progressOnATerminal() throws {
+    func progressOnATerminal() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let notes = directory.path("notes")
         let repl = BuildProducts.executable("oa-repl").path
-        let text = try ProgramRun.run(URL(fileURLWithPath: "/usr/bin/script"),
-                                      ["-q", "-e", "-c", "\(repl) --db \(mirror) -c 'export --all \(notes)'", "/dev/null"])
+        let text = try await ProgramRun.runOffPool(URL(fileURLWithPath: "/usr/bin/script"),
+                                                   ["-q", "-e", "-c", "\(repl) --db \(mirror) -c 'export --all \(notes)'", "/dev/null"])
         #expect(text.status == 0, "\(text.standardOutput)")
         #expect(text.standardOutput.contains("\r\u{1B}[2Kexporting: 0/"), "\(text.standardOutput.debugDescription)")
         #expect(text.standardOutput.contains("\r\u{1B}[2Kexported "), "erased, then the summary: \(text.standardOutput.debugDescription)")
         let request = #"{"jsonrpc":"2.0","id":1,"method":"export.markdown","params":{"all":true,"path":"\#(notes)"}}"#
-        let json = try ProgramRun.run(URL(fileURLWithPath: "/usr/bin/script"),
-                                      ["-q", "-e", "-c", "echo '\(request)' | \(repl) --db \(mirror) --jsonl", "/dev/null"])
+        let json = try await ProgramRun.runOffPool(URL(fileURLWithPath: "/usr/bin/script"),
+                                                   ["-q", "-e", "-c", "echo '\(request)' | \(repl) --db \(mirror) --jsonl", "/dev/null"])
         #expect(json.status == 0)
         #expect(!json.standardOutput.contains("exporting"), "\(json.standardOutput.debugDescription)")
         #expect(json.standardOutput.hasPrefix(#"{"jsonrpc":"2.0","id":1,"result":{"directory":"#), "\(json.standardOutput.debugDescription)")

@@ -33,13 +33,13 @@ struct FollowTests {
         try await sync.waitForState("live")
         try await append(0..<40)
         try await feed.read(from: follower) { $0.texts.contains("live 39 ") }
-        #expect(sync.terminate() == 0)
+        #expect(await sync.terminate() == 0)
         try await append(40..<80)
         sync = try OASyncProcess(bridge: simulator.url, database: mirror)
         try await sync.waitForState("live")
         try await append(80..<120)
         try await feed.read(from: follower) { $0.texts.contains("live 119 ") }
-        #expect(sync.terminate() == 0)
+        #expect(await sync.terminate() == 0)
         let mirrored = try MirrorStore(path: mirror, mode: .readOnly).read { () throws -> [Int64] in
             let store = try MirrorStore(path: mirror, mode: .readOnly)
             return try store.sessions().flatMap { try store.timeline(sessionID: $0.sessionID).map(\.eventID) }
@@ -65,7 +65,7 @@ struct FollowTests {
         #expect(feed.events.allSatisfy { $0["session_id"]?.stringValue == "BURST" })
         #expect(feed.events.map { $0["ordinal"]?.int64Value } == (0..<10_000).map { Int64($0) }, "in order, once each")
         #expect(feed.texts.enumerated().allSatisfy { $0.element.hasPrefix("burst \($0.offset) ") })
-        #expect(sync.terminate() == 0)
+        #expect(await sync.terminate() == 0)
     }
 
     @Test("a stock bridge's refetch takes back a provisional tail: subscribers and follow show the bridge's copy")
@@ -112,7 +112,7 @@ struct FollowTests {
                 "said to be taken back before the bridge's copy")
         #expect(await follower.stop() == 0)
         #expect(try await follower.unreadText { $0.hasSuffix("\n") }.hasSuffix(corrected + "\n"), "SIGTERM ends follow, and its last line")
-        #expect(sync.terminate() == 0)
+        #expect(await sync.terminate() == 0)
     }
 
     @Test("a script queues a prompt, hears it delivered and reads the reply as it streams, through --jsonl only")
@@ -140,7 +140,7 @@ struct FollowTests {
         try script.request(5, "quit")
         _ = try await script.answer(to: 5)
         #expect(await script.waitForExit() == 0)
-        #expect(live.sync.terminate() == 0)
+        #expect(await live.sync.terminate() == 0)
     }
 
     @Test("docs/examples/ask.py queues a prompt and prints the reply as it streams, with nothing but oa-repl --jsonl")
@@ -156,7 +156,7 @@ struct FollowTests {
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput == "Looking into Run the tests now. Done.\n")
         #expect(outcome.standardError.hasSuffix("[prompt 1: sent]\n"), "\(outcome.standardError)")
-        #expect(live.sync.terminate() == 0)
+        #expect(await live.sync.terminate() == 0)
     }
 
     @Test("a follower goes on through checkpoints that empty the log and a mirror made by an older version and migrated")
@@ -247,7 +247,7 @@ struct FollowTests {
     @Test("follow prints a session's conversation as show does, then ends when idle")
     func followGolden() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         var transcript = ""
         for command in ["follow 798c --until-idle-ms 200", "follow --until-idle-ms 200", "follow nope", "follow --from later",
                         "unsubscribe 1"] {

@@ -18,7 +18,7 @@ struct GoldenTests {
     @Test("each command with -c, in table mode")
     func commandLine() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         var transcript = ""
         for command in Self.script where !command.hasPrefix(".") {
             let outcome = try await ReplProcess.run(["--db", mirror, "-c", command])
@@ -32,7 +32,7 @@ struct GoldenTests {
     @Test("the same commands piped in as a script: stops at the first failure")
     func script() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let succeeding = Self.script.prefix { $0 != "show 9" }
         let all = (["# a comment, then a blank line", ""] + Self.script).joined(separator: "\n") + "\n"
         let outcome = try await ReplProcess.run(["--db", mirror], input: Data(all.utf8))
@@ -45,7 +45,7 @@ struct GoldenTests {
     @Test("every method in the JSON-lines mode")
     func jsonLines() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let requests = [
             #"{"jsonrpc":"2.0","id":1,"method":"methods"}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"threads.list","params":{"limit":2}}"#,
@@ -85,7 +85,7 @@ struct GoldenTests {
     @Test("quit ends -c commands and scripts; nothing after it runs")
     func quitStops() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let commands = try await ReplProcess.run(["--db", mirror, "-c", "quit", "-c", "status"])
         #expect(commands.status == 0)
         #expect(commands.standardOutput.isEmpty, "\(commands.standardOutput)")
@@ -97,7 +97,7 @@ struct GoldenTests {
     @Test("export writes a file once, refuses to overwrite, and the document is the same every time")
     func exportFile() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let first = try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(directory.url.path)"])
         #expect(first.status == 0, "\(first.standardError)")
         let file = directory.path("openagents-798C06FE.md")

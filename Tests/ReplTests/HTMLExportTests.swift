@@ -70,7 +70,7 @@ struct HTMLExportTests {
     @Test("export --all --html: every session and index.html, newest first, with a filter that runs offline; a second run writes nothing")
     func archive() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let out = directory.path("archive")
         let first = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --html"])
         #expect(first.status == 0, "\(first.standardError)")
@@ -114,7 +114,7 @@ struct HTMLExportTests {
         let out = directory.path("archive")
         #expect(try await ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --html"]).status == 0)
         // The index of the sample desktop history: many sessions.
-        #expect(try await ReplProcess.run(["--db", try SampleMirror.copy(in: directory), "-c", "export --all \(out) --html"]).status == 0)
+        #expect(try await ReplProcess.run(["--db", try await SampleMirror.copy(in: directory), "-c", "export --all \(out) --html"]).status == 0)
         for (page, name) in [("openagents-\(prefix).html", "export-session.png"), ("index.html", "export-index.png")] {
             let png = directory.path(name)
             try Chromium.screenshot("\(out)/\(page)", to: png, profile: directory)

@@ -65,7 +65,7 @@ struct JSONLinesFuzzTests {
     @Test("one answer for each line with an id or that is not JSON, no crash, nothing written")
     func garbage() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let before = try fingerprint(mirror)
         let lines = Self.lines(count: 100_000, seed: 2026)
         let input = Data((lines.map(\.text).joined(separator: "\n") + "\n").utf8)

@@ -37,7 +37,7 @@ struct MCPServerTests {
     @Test("tools/list: three read tools; enqueue_prompt only with --mcp-allow-prompts; each with a schema")
     func toolsList() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         for (options, expected) in [([String](), ["list_sessions", "read_session", "search_sessions"]),
                                     (["--mcp-allow-prompts"], ["enqueue_prompt", "list_sessions", "read_session", "search_sessions"])] {
             let server = try await Self.server(mirror, options)
@@ -56,7 +56,7 @@ struct MCPServerTests {
     @Test("search_sessions, list_sessions, read_session and enqueue_prompt on the sample mirror")
     func tools() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let server = try await Self.server(mirror, ["--mcp-allow-prompts"])
 
         let search = try await Self.call(server, 1, "search_sessions", ["query": "flaky", "limit": 3])
@@ -104,7 +104,7 @@ struct MCPServerTests {
     @Test("mistakes are tool results with isError and what to do; no protocol error, no crash")
     func mistakes() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let server = try await Self.server(mirror)
         let cases: [(String, JSONValue, String)] = [
             ("read_session", ["session_id": "zzzz"], "list_sessions"),
@@ -137,7 +137,7 @@ struct MCPServerTests {
     @Test("standard output carries MCP messages only, one per line; logs and nothing else go to standard error")
     func onlyMessagesOnStandardOutput() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let requests = [
             #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
             #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -192,6 +192,6 @@ struct MCPServerTests {
         #expect(updated.contains("a live reply"))
         server.closeInput()
         #expect(await server.waitForExit() == 0)
-        #expect(live.sync.terminate() == 0)
+        #expect(await live.sync.terminate() == 0)
     }
 }

@@ -182,7 +182,6 @@ struct SyncLogTests {
     func verboseSync() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
-        defer { simulator.kill() }
         let mirror = directory.path("mirror.sqlite")
         var updates: [JSONValue] = []
         for secret in PlantedSecrets.all {

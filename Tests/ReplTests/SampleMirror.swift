@@ -1,29 +1,51 @@
 import Foundation
+import Primitives
+import Synchronization
 import TestSupport
 import Testing
 
 /// A mirror of the sample desktop history, made once by the real oa-sync from the real simulator,
 /// then copied for each test.
 enum SampleMirror {
-    /// The path of the mirror made once for the whole run.
-    static let original: Result<String, any Error> = Result {
+    /// Whether a test has started making the mirror: the first to ask makes it, the others await it.
+    private static let started = Mutex(false)
+    /// The path of the mirror made once for the whole run, or why it could not be made.
+    private static let original = OneShot<Result<String, any Error>>()
+
+    /// A fresh copy of the sample mirror in `directory`.
+    static func copy(in directory: TemporaryDirectory) async throws -> String {
+        let path = directory.path("mirror.sqlite")
+        try FileManager.default.copyItem(atPath: try await originalPath(), toPath: path)
+        return path
+    }
+
+    /// The mirror made once, made by the first caller (its wait for oa-sync is off the pool).
+    private static func originalPath() async throws -> String {
+        let first = started.withLock { started in
+            defer { started = true }
+            return !started
+        }
+        if first {
+            do {
+                original.settle(.success(try await make()))
+            } catch {
+                original.settle(.failure(error))
+            }
+        }
+        return try await original.value().get()
+    }
+
+    private static func make() async throws -> String {
         let directory = try TemporaryDirectory()
         let keep = directory.url.deletingLastPathComponent().appending(path: "oa-repl-sample-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
         let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = keep.appending(path: "mirror.sqlite").path
-        // Made once, on first use: the one run that waits on the caller's thread.
-        let outcome = try ProgramRun.run(BuildProducts.executable("oa-sync"), ["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
+        let outcome = try await ProgramRun.runOffPool(BuildProducts.executable("oa-sync"),
+                                                      ["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
         guard outcome.status == 0 else { throw SampleError.syncFailed(outcome.standardError) }
-        simulator.kill()
+        await simulator.kill()
         return mirror
-    }
-
-    /// A fresh copy of the sample mirror in `directory`.
-    static func copy(in directory: TemporaryDirectory) throws -> String {
-        let path = directory.path("mirror.sqlite")
-        try FileManager.default.copyItem(atPath: try original.get(), toPath: path)
-        return path
     }
 
     enum SampleError: Error {

@@ -20,7 +20,7 @@ struct SearchContextGoldenTests {
     @Test("each with -c")
     func commandLine() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         var transcript = ""
         for command in Self.script {
             let outcome = try await ReplProcess.run(["--db", mirror, "-c", command])
@@ -34,7 +34,7 @@ struct SearchContextGoldenTests {
     @Test("as a script, in JSON output mode: stops at the first failure")
     func script() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let input = ([".mode json"] + Self.script).joined(separator: "\n") + "\n"
         let outcome = try await ReplProcess.run(["--db", mirror], input: Data(input.utf8))
         #expect(outcome.status == 1)
@@ -45,7 +45,7 @@ struct SearchContextGoldenTests {
     @Test("the same params in the JSON-lines mode")
     func jsonLines() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let requests = [
             #"{"jsonrpc":"2.0","id":1,"method":"search","params":{"query":"flaky","session_id":"db5b"}}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"search","params":{"query":"the","kind":"user_message_chunk","limit":3}}"#,

@@ -6,9 +6,9 @@ import Testing
 @Suite("oa-repl on a terminal", .timeLimit(.minutes(2)))
 struct TerminalTests {
     @Test("completion, .mode, history across runs and colour rules, typed through tmux")
-    func interactiveSession() throws {
+    func interactiveSession() async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try SampleMirror.copy(in: directory)
+        let mirror = try await SampleMirror.copy(in: directory)
         let process = Process()
         process.executableURL = Repository.root.appending(path: "tools/repl-terminal-check")
         process.arguments = [BuildProducts.executable("oa-repl").path, mirror]
@@ -20,10 +20,15 @@ struct TerminalTests {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
+        let end = try ProcessEnd(running: process)
+        let status = await end.status(within: .seconds(100))
         let report = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 0, "tools/repl-terminal-check failed:\n\(report)")
+        guard let status else {
+            await end.kill()
+            Issue.record("tools/repl-terminal-check did not end within 100 s:\n\(report)")
+            return
+        }
+        #expect(status == 0, "tools/repl-terminal-check failed:\n\(report)")
         #expect(report.hasPrefix("ok: "), "\(report)")
     }
 }

@@ -18,7 +18,7 @@ struct ArchiveSyncTests {
                                           extraArguments: options)
         let first = try await OASyncProcess.run(["--bridge", before.url, "--db", mirror, "--name", "desk", "--once"])
         #expect(first.status == 0, "\(first.standardError)")
-        before.stop()
+        try await before.stop()
 
         // Another seed: a reinstalled desktop's sessions have new ids.
         let after = try SimulatorProcess(flavor: "cursor", database: directory.path("after.sqlite"), seed: (3, 300),
@@ -58,7 +58,7 @@ struct ArchiveSyncTests {
         let before = try SimulatorProcess(flavor: "stock", database: directory.path("before.sqlite"), seed: (4, 200))
         #expect(try await OASyncProcess.run(["--bridge", before.url, "--db", mirror, "--name", "desk", "--once"]).status == 0)
         let mirroredBefore = try MirrorStore(path: mirror, mode: .readOnly).counts().events
-        before.stop()
+        try await before.stop()
         let after = try SimulatorProcess(flavor: "stock", database: directory.path("after.sqlite"), seed: (2, 80),
                                          extraArguments: ["--seed", "7"])
         let second = try await OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])

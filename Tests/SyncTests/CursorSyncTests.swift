@@ -37,7 +37,7 @@ struct CursorSyncTests {
     func undecodableRowsInTheMiddle() async throws {
         let directory = try TemporaryDirectory()
         let history = directory.path("history.sqlite")
-        try SimulatorProcess(flavor: "cursor", database: history, seed: (2, 100)).kill()
+        try await SimulatorProcess(flavor: "cursor", database: history, seed: (2, 100)).kill()
         let database = try Database(path: history)
         try database.execute("""
             WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < 30)
@@ -71,7 +71,7 @@ struct CursorSyncTests {
             let answer = try JSONParser.parse(Array(status.standardOutput.utf8))
             let cursor: Int64? = answer["result"]?["history_cursor"]?.int64Value
             #expect(cursor == Int64(299 + 150))
-            #expect(sync.terminate() == 0)
+            #expect(await sync.terminate() == 0)
         }
     }
 
@@ -88,7 +88,7 @@ struct CursorSyncTests {
             try await control.call("send_raw", ["frames": [.string(seqless)], "to": "all"])
             let done = try await eventually { try mirroredHistory(mirror).count == 300 }
             #expect(done)
-            #expect(sync.terminate() == 0)
+            #expect(await sync.terminate() == 0)
             let store = try MirrorStore(path: mirror, mode: .readOnly)
             #expect(try store.timeline(sessionID: "LIVE").map(\.text) == ["with a seq"])
             #expect(try !store.hasProvisionalEvents(sessionID: "LIVE"))
@@ -113,7 +113,7 @@ struct CursorSyncTests {
             let caughtUp = try await eventually(timeout: .seconds(120)) { try store.historyCursor() >= lastSeq }
             #expect(caughtUp)
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
-            #expect(sync.terminate() == 0)
+            #expect(await sync.terminate() == 0)
         }
     }
 
@@ -130,7 +130,7 @@ struct CursorSyncTests {
             let caughtUp = try await sync.waitForLog { $0["message"]?.stringValue == "caught up" }
             #expect(caughtUp["events"]?.stringValue == "120", "resumed from the cursor, not from zero")
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
-            #expect(sync.terminate() == 0)
+            #expect(await sync.terminate() == 0)
         }
     }
 
@@ -144,7 +144,7 @@ struct CursorSyncTests {
             let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "250"])
             let done = try await eventually(timeout: .seconds(120)) { (try? mirroredHistory(mirror).count) == 3000 }
             #expect(done)
-            sync.kill()
+            await sync.kill()
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
         }
     }
@@ -162,11 +162,11 @@ struct CursorSyncTests {
             let target = seen + Int64.random(in: 1...4000)
             _ = try await eventually(timeout: .seconds(60)) { (try? mirroredHistory(mirror).count).map { Int64($0) >= min(target, 30_000) } ?? false }
             if round % 2 == 0 {
-                sync.kill()
+                await sync.kill()
             } else {
-                simulator.kill()
+                await simulator.kill()
                 simulator = try SimulatorProcess(flavor: "cursor", database: history, port: port)
-                sync.kill()
+                await sync.kill()
             }
             let mirrored = try mirroredHistory(mirror)
             #expect(mirrored.enumerated().allSatisfy { Int64($0.offset + 1) == $0.element.seq }, "no gap and no duplicate after a kill")

@@ -11,39 +11,37 @@ import Testing
 struct DNSSDTests {
     @Test("--discover lists an advertised simulator: its name and URL; its TXT record says proto and history_cursor")
     func discoversAdvertisedSimulator() async throws {
-        let namespace = try AvahiNamespace()
+        let namespace = try await AvahiNamespace()
         let simulator = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (2, 20),
                                              extraArguments: ["--advertise", "Test Desktop"], namespace: namespace)
-        defer { simulator.stop() }
         let outcome = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "1500"], namespace: namespace)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput == "Test Desktop\tws://127.0.0.1:\(simulator.port)/\n")
-        let browsed = try runInNamespace(namespace, "/usr/bin/avahi-browse", ["-rtp", "_openagents._tcp"])
+        let browsed = try await runInNamespace(namespace, "/usr/bin/avahi-browse", ["-rtp", "_openagents._tcp"])
         let record = browsed.split(separator: "\n").first { $0.hasPrefix("=") } ?? ""
         #expect(record.contains("\"proto=ws\"") && record.contains("\"history_cursor=1\"") && !record.contains("path="), "\(browsed)")
     }
 
     @Test("the TXT keys proto, path and tls_sha256 make the URL and the pin printed; unknown keys are ignored")
     func txtKeysAreHonoured() async throws {
-        let namespace = try AvahiNamespace()
+        let namespace = try await AvahiNamespace()
         let pin = String(repeating: "ab", count: 32)
-        let publisher = try startInNamespace(namespace, "/usr/bin/avahi-publish",
+        let outcome = try await whileRunning(in: namespace, "/usr/bin/avahi-publish",
                                              ["-s", "Pinned Desktop", "_openagents._tcp", "9443", "proto=wss", "path=/bridge",
-                                              "tls_sha256=\(pin.uppercased())", "colour=blue"])
-        defer { stopProcess(publisher) }
-        let outcome = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
+                                              "tls_sha256=\(pin.uppercased())", "colour=blue"]) {
+            try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
+        }
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput == "Pinned Desktop\twss://127.0.0.1:9443/bridge\ttls_sha256=\(pin)\n")
     }
 
     @Test("a wss:// simulator advertises its pin: discovered with it, synced with over TLS, the pin checked and remembered")
     func advertisedTLSBridge() async throws {
-        let namespace = try AvahiNamespace()
+        let namespace = try await AvahiNamespace()
         let certificate = try SecureBridgeTests.Certificate(named: "advertised", in: namespace.directory)
         let simulator = try SimulatorProcess(flavor: "cursor", database: SimulatorProcess.sampleDatabase(in: namespace.directory),
                                              extraArguments: ["--advertise", "TLS Desktop", "--tls-cert", certificate.certificate,
                                                               "--tls-key", certificate.key], namespace: namespace)
-        defer { simulator.stop() }
         let listed = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
         #expect(listed.status == 0, "\(listed.standardError)")
         #expect(listed.standardOutput == "TLS Desktop\twss://127.0.0.1:\(simulator.port)/\ttls_sha256=\(certificate.pin.hex)\n")
@@ -58,14 +56,12 @@ struct DNSSDTests {
 
     @Test("--bridge 'dnssd:*' follows every advertised bridge, each under its instance name, into one mirror")
     func followsEveryAdvertisedBridge() async throws {
-        let namespace = try AvahiNamespace()
+        let namespace = try await AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
         let work = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("work.sqlite"), seed: (3, 60),
                                         extraArguments: ["--advertise", "Work Mac"], namespace: namespace)
-        defer { work.stop() }
         let home = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("home.sqlite"), seed: (2, 40),
                                         extraArguments: ["--advertise", "Home Mac", "--seed", "11"], namespace: namespace)
-        defer { home.stop() }
         let outcome = try await OASyncProcess.run(["--bridge", "dnssd:*", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
                                                   namespace: namespace)
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -77,11 +73,10 @@ struct DNSSDTests {
 
     @Test("--bridge dnssd syncs with the only bridge found")
     func syncsWithOnlyBridge() async throws {
-        let namespace = try AvahiNamespace()
+        let namespace = try await AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
         let simulator = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (3, 60),
                                              extraArguments: ["--advertise", "Only Desktop"], namespace: namespace)
-        defer { simulator.stop() }
         let outcome = try await OASyncProcess.run(["--bridge", "dnssd", "--db", mirror, "--once", "--discover-timeout-ms", "5000"], namespace: namespace)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
@@ -89,38 +84,35 @@ struct DNSSDTests {
 
     @Test("--bridge dnssd:NAME resolves again before reconnecting: a simulator moved to another port is found and caught up with")
     func followsMovedBridge() async throws {
-        let namespace = try AvahiNamespace()
+        let namespace = try await AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
         let history = namespace.directory.path("history.sqlite")
         let first = try SimulatorProcess(flavor: "cursor", database: history, seed: (3, 40),
                                          extraArguments: ["--advertise", "Moving Desktop"], namespace: namespace)
-        defer { first.stop() }
         let sync = try OASyncProcess(bridge: "dnssd:Moving Desktop", database: mirror, extraArguments: ["--discover-timeout-ms", "1000"],
                                      namespace: namespace)
-        defer { sync.terminate() }
         try await sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(first.port)/" }
         try await sync.waitForState("live")
-        first.stop()
+        try await first.stop()
 
         // While it is away, its history grows (through a simulator outside the namespace, on the same file).
         let offline = try SimulatorProcess(flavor: "cursor", database: history)
         _ = try await SimulatorControl.withConnection(to: offline.url) { control in
             try await control.append("moved-session", [SimulatorControl.chunk("written while away"), SimulatorControl.chunk("and more")])
         }
-        offline.stop()
+        try await offline.stop()
 
         let second = try SimulatorProcess(flavor: "cursor", database: history, port: first.port == 65_535 ? 20_000 : first.port + 1,
                                           extraArguments: ["--advertise", "Moving Desktop"], namespace: namespace)
-        defer { second.stop() }
         try await sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(second.port)/" }
         try await sync.waitForState("live")
-        #expect(sync.terminate() == 0)
+        #expect(await sync.terminate() == 0)
         try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: history)
     }
 
     @Test("--discover without an avahi-daemon says so, naming the bus it asked, and exits 1")
     func discoverWithoutDaemon() async throws {
-        let namespace = try AvahiNamespace(withAvahi: false)
+        let namespace = try await AvahiNamespace(withAvahi: false)
         let outcome = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "1000"], namespace: namespace)
         #expect(outcome.status == 1)
         #expect(outcome.standardOutput.isEmpty)
@@ -131,7 +123,7 @@ struct DNSSDTests {
 
     @Test("--discover with a daemon but no bridge exits 1 and says which daemon it asked")
     func discoverNothing() async throws {
-        let namespace = try AvahiNamespace()
+        let namespace = try await AvahiNamespace()
         let outcome = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "1000"], namespace: namespace)
         #expect(outcome.status == 1)
         let last = outcome.standardError.split(separator: "\n").last.map(String.init) ?? ""
@@ -141,47 +133,46 @@ struct DNSSDTests {
 
     @Test("a stock-style advertisement (no TXT record) is found and synced with over ws://")
     func stockAdvertisement() async throws {
-        let namespace = try AvahiNamespace()
+        let namespace = try await AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
         let history = try SimulatorProcess.sampleDatabase(in: namespace.directory)
         let simulator = try SimulatorProcess(flavor: "stock", database: history, namespace: namespace)
-        defer { simulator.stop() }
-        let publisher = try startInNamespace(namespace, "/usr/bin/avahi-publish", ["-s", "Stock Desktop", "_openagents._tcp", String(simulator.port)])
-        defer { stopProcess(publisher) }
-        let synced = try await OASyncProcess.run(["--bridge", "dnssd:Stock Desktop", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
-                                           namespace: namespace)
-        #expect(synced.status == 0, "\(synced.standardError)")
-        // A stock bridge lists its 10 most recent sessions: their timelines are fetched.
-        #expect(synced.standardOutput.hasPrefix("synced with dnssd:Stock Desktop (10 timeline(s) fetched)"), "\(synced.standardOutput)")
-        let listed = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "4000"], namespace: namespace)
-        #expect(listed.standardOutput == "Stock Desktop\tws://127.0.0.1:\(simulator.port)/\n")
+        try await whileRunning(in: namespace, "/usr/bin/avahi-publish", ["-s", "Stock Desktop", "_openagents._tcp", String(simulator.port)]) {
+            let synced = try await OASyncProcess.run(["--bridge", "dnssd:Stock Desktop", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
+                                                     namespace: namespace)
+            #expect(synced.status == 0, "\(synced.standardError)")
+            // A stock bridge lists its 10 most recent sessions: their timelines are fetched.
+            #expect(synced.standardOutput.hasPrefix("synced with dnssd:Stock Desktop (10 timeline(s) fetched)"), "\(synced.standardOutput)")
+            let listed = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "4000"], namespace: namespace)
+            #expect(listed.standardOutput == "Stock Desktop\tws://127.0.0.1:\(simulator.port)/\n")
+        }
     }
 
-    /// Starts `path arguments` inside `namespace`, output discarded.
-    private func startInNamespace(_ namespace: AvahiNamespace, _ path: String, _ arguments: [String]) throws -> Process {
+    /// Runs `body` while `path arguments` runs inside `namespace` (output discarded), then kills
+    /// it, its end awaited (`ProcessEnd`): SIGKILL, as the processes a test starts inherit a signal
+    /// mask in which SIGTERM is blocked (`AvahiNamespace.stop`).
+    private func whileRunning<T>(in namespace: AvahiNamespace, _ path: String, _ arguments: [String],
+                                 _ body: () async throws -> T) async throws -> T {
         let (executable, wrapped) = namespace.wrap(URL(fileURLWithPath: path), arguments)
         let process = Process()
         process.executableURL = executable
         process.arguments = wrapped
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        let end = try ProcessEnd(running: process)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        if await !end.kill() { Issue.record("\(path) did not end within 10 s of SIGKILL") }
+        return try result.get()
     }
 
-    /// Runs `path arguments` inside `namespace` for at most 10 s; what it printed.
-    private func runInNamespace(_ namespace: AvahiNamespace, _ path: String, _ arguments: [String]) throws -> String {
+    /// Runs `path arguments` inside `namespace` for at most 10 s (waiting off the pool); what it printed.
+    private func runInNamespace(_ namespace: AvahiNamespace, _ path: String, _ arguments: [String]) async throws -> String {
         let (executable, wrapped) = namespace.wrap(URL(fileURLWithPath: path), arguments)
-        return try ProgramRun.run(executable, wrapped, timeout: .seconds(10)).standardOutput
-    }
-
-    /// SIGTERM, then SIGKILL after 5 s; waits for it.
-    private func stopProcess(_ process: Process) {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        return try await ProgramRun.runOffPool(executable, wrapped, timeout: .seconds(10)).standardOutput
     }
 }

@@ -30,10 +30,10 @@ struct OASyncCommandTests {
     }
 
     @Test("under systemd ($JOURNAL_STREAM naming standard error) log lines carry journal priorities and no time")
-    func journalFormat() throws {
+    func journalFormat() async throws {
         let directory = try TemporaryDirectory()
         /// Runs oa-sync against a closed port with standard error in a file; what it wrote there.
-        func run(journalStream: (String) -> String?) throws -> [String] {
+        func run(journalStream: (String) -> String?) async throws -> [String] {
             let errors = directory.path("stderr-\(UUID().uuidString)")
             #expect(FileManager.default.createFile(atPath: errors, contents: nil))
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
@@ -48,18 +48,17 @@ struct OASyncCommandTests {
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = handle
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 1)
+            let status = try await ProcessEnd(running: process).status(within: .seconds(60))
+            #expect(status == 1, "oa-sync against a closed port exits 1 within 60 s")
             return try String(contentsOfFile: errors, encoding: .utf8).split(separator: "\n").map(String.init)
         }
 
-        let journal = try run { $0 }
+        let journal = try await run { $0 }
         #expect(journal.first?.hasPrefix("<6>info starting bridge=ws://127.0.0.1:9 ") == true, "\(journal)")
         #expect(journal.contains { $0.hasPrefix("<4>warning sync problem ") }, "\(journal)")
         #expect(journal.last == "<3>oa-sync: cannot connect to ws://127.0.0.1:9: connection refused")
 
-        let elsewhere = try run { _ in "1:1" }
+        let elsewhere = try await run { _ in "1:1" }
         #expect(elsewhere.first?.range(of: #"^20[0-9-]{8}T[0-9:.]{12}Z info starting "#, options: .regularExpression) != nil, "\(elsewhere)")
         #expect(elsewhere.last == "oa-sync: cannot connect to ws://127.0.0.1:9: connection refused")
     }
@@ -75,7 +74,7 @@ struct OASyncCommandTests {
         #expect(second.status == 3)
         #expect(second.standardError.contains("another oa-sync (pid"))
         #expect(try MirrorStore(path: mirror, mode: .readOnly).counts().events == 299)
-        #expect(first.terminate() == 0, "SIGTERM: finish and exit 0")
+        #expect(await first.terminate() == 0, "SIGTERM: finish and exit 0")
         let third = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(third.status == 0, "the lock went with the process")
     }

@@ -41,7 +41,7 @@ struct OutboxSyncTests {
                 try MirrorStore(path: mirror, mode: .readOnly).outboxItems(in: [.sent]).count == 1000
             }
             #expect(delivered)
-            sync.kill()
+            await sync.kill()
             let received = try await receivedPrompts(simulator)
             #expect(received.count == 1000, "each prompt run once, resends de-duplicated by client_message_id")
             for session in sessions {
@@ -73,7 +73,7 @@ struct OutboxSyncTests {
                 return items.contains { $0.state == .unconfirmed } || items.allSatisfy { $0.state == .sent }
             }
             #expect(settled)
-            sync.kill()
+            await sync.kill()
             let store = try MirrorStore(path: mirror, mode: .readOnly)
             let items = try store.outboxItems()
             let received = Set(try await receivedPrompts(simulator).map(\.text))

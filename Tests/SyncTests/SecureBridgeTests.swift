@@ -69,7 +69,7 @@ struct SecureBridgeTests {
 
         // The same bridge (same URL) with another certificate: refused before anything is sent.
         let port = bridge.port
-        bridge.stop()
+        try await bridge.stop()
         let impostor = try simulator(history, certificate: second, port: port)
         _ = try await impostorAppends(impostor)
         let refused = try await OASyncProcess.run(["--bridge", impostor.url, "--db", mirror, "--once"])

@@ -39,7 +39,7 @@ struct SeveralDesktopsTests {
             try MirrorStore(path: mirror, mode: .readOnly).counts().events == expected
         }
         #expect(converged, "\(expected) events")
-        #expect(sync.terminate() == 0)
+        #expect(await sync.terminate() == 0)
         try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
         try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
 
@@ -83,7 +83,7 @@ struct SeveralDesktopsTests {
             _ = try await eventually(timeout: .seconds(60)) {
                 ((try? MirrorStore(path: mirror, mode: .readOnly).counts().events) ?? 0) >= min(target, 18_000)
             }
-            sync.kill()
+            await sync.kill()
             seen = try MirrorStore(path: mirror, mode: .readOnly).counts().events
             for (name, url) in [("work", work.url), ("home", home.url)] {
                 try await SimulatorControl.withConnection(to: url) { control in
@@ -123,7 +123,7 @@ struct SeveralDesktopsTests {
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let caughtUp = try await eventually(timeout: .seconds(120)) { try store.counts().events >= expected }
         #expect(caughtUp)
-        #expect(sync.terminate() == 0)
+        #expect(await sync.terminate() == 0)
         try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
         try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
         #expect(try store.counts().events == expected, "each event once")

@@ -58,7 +58,7 @@ struct StockSyncTests {
                 let local = try store.timeline(sessionID: sessionID).filter { $0.origin == .local }
                 #expect(local.map(\.text) == ["local prompt, kept by the mirror"])
                 #expect(try store.outboxItems().map(\.state) == [.sent])
-                #expect(sync.terminate() == 0)
+                #expect(await sync.terminate() == 0)
             }
         }
     }
@@ -89,7 +89,7 @@ struct StockSyncTests {
                 return events.filter { $0.text == "said once" }.count == 1 && !events.contains { $0.provisional }
             }
             #expect(settled)
-            #expect(sync.terminate() == 0)
+            #expect(await sync.terminate() == 0)
             let events = try store.timeline(sessionID: sessionID)
             #expect(events.filter { $0.text == "said once" }.count == 1)
             #expect(!events.contains { $0.provisional })
@@ -105,7 +105,7 @@ struct StockSyncTests {
             let mirror = directory.path("mirror.sqlite")
             let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
             try await sync.waitForState("live")
-            sync.kill()
+            await sync.kill()
             try await control.call("close_after_frames", ["frames": nil])
             try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
                 for session in try await client.recentSessions() {

@@ -3,7 +3,7 @@ import Foundation
 /// A network namespace made for one test, whose only interface is its own loopback (multicast on),
 /// with a private D-Bus system bus and, unless asked not to, a private avahi-daemon: DNS-SD works
 /// inside it and no packet leaves it (`../shared/dns-sd-testing.md`). Processes join it through
-/// `wrap`. Everything it started is stopped by pid when it is released.
+/// `wrap`. Everything it started is killed by pid when it is released.
 public final class AvahiNamespace {
     /// Why the tests that need a namespace are skipped here (nil when they run): only where one
     /// cannot be created, without root. As root a missing tool is no reason to skip: `init` fails.
@@ -23,10 +23,10 @@ public final class AvahiNamespace {
     private var daemons: [Process] = []
 
     /// Creates the namespace and starts its bus and, if `withAvahi`, its avahi-daemon; waits (at
-    /// most 20 s each) until they answer.
+    /// most 20 s each, sleeping the task, not a thread) until they answer.
     ///
     /// - Throws: `NamespaceError` naming the programs that are missing, or what did not come up.
-    public init(withAvahi: Bool = true) throws {
+    public init(withAvahi: Bool = true) async throws {
         guard Self.missingTools.isEmpty else {
             throw NamespaceError(description: "a DNS-SD test's namespace needs \(Self.missingTools.joined(separator: ", ")), "
                 + "which are not installed: run tools/install-deps")
@@ -47,27 +47,33 @@ public final class AvahiNamespace {
             """]
         try holder.run()
         do {
-            try Self.wait(for: "the network namespace", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: readyFile) }
+            try await Self.wait(for: "the network namespace", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: readyFile) }
             try Data(Self.busConfiguration(socket: busSocket).utf8).write(to: URL(fileURLWithPath: directory.path("bus.conf")))
             try startDaemon("/usr/bin/dbus-daemon", ["--config-file=\(directory.path("bus.conf"))", "--nofork", "--nopidfile"], log: "dbus.log")
-            try Self.wait(for: "dbus-daemon", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: busSocket) }
+            try await Self.wait(for: "dbus-daemon", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: busSocket) }
             if withAvahi {
                 let configuration = "[server]\nallow-interfaces=lo\nuse-ipv6=no\n[publish]\npublish-hinfo=no\npublish-workstation=no\n"
                 try Data(configuration.utf8).write(to: URL(fileURLWithPath: directory.path("avahi.conf")))
                 try startDaemon("/usr/sbin/avahi-daemon", ["--no-drop-root", "--no-chroot", "--no-rlimits", "-f", directory.path("avahi.conf")],
                                 log: "avahi.log")
-                try Self.wait(for: "avahi-daemon", timeout: .seconds(20)) {
+                try await Self.wait(for: "avahi-daemon", timeout: .seconds(20)) {
                     (try? String(contentsOfFile: directory.path("avahi.log"), encoding: .utf8))?.contains("Server startup complete") == true
                 }
             }
         } catch {
-            stop()
+            await stop()
             throw error
         }
     }
 
+    /// Released, it kills what it started (SIGKILL), without waiting: `stop()` waits.
     deinit {
-        stop()
+        for process in daemons.reversed() + [holder] {
+            let pid = process.processIdentifier
+            guard pid > 0, kill(pid, 0) == 0 else { continue }
+            for child in Self.children(of: pid) { kill(child, SIGKILL) }
+            kill(pid, SIGKILL)
+        }
     }
 
     /// `executable arguments` run inside the namespace with the private bus: an `nsenter` command
@@ -80,10 +86,10 @@ public final class AvahiNamespace {
 
     /// Stops the daemons and the namespace's holder, by pid, with SIGKILL: they inherit the test
     /// thread's signal mask, in which SIGTERM is blocked, so nothing softer reaches them. A
-    /// daemon's supervising shell ends once its daemon is gone. Each is reaped here with a bound:
-    /// Foundation notices a child's end when every copy of a descriptor it gave the child is
-    /// closed, and other processes of the test may hold one.
-    public func stop() {
+    /// daemon's supervising shell ends once its daemon is gone. Each is reaped here with a bound,
+    /// the task sleeping between looks: Foundation notices a child's end when every copy of a
+    /// descriptor it gave the child is closed, and other processes of the test may hold one.
+    public func stop() async {
         for process in daemons.reversed() + [holder] {
             let pid = process.processIdentifier
             guard pid > 0, kill(pid, 0) == 0 else { continue }
@@ -91,9 +97,9 @@ public final class AvahiNamespace {
             // A supervising shell ends by itself once its daemon is killed; the holder has no child.
             if children.isEmpty { kill(pid, SIGKILL) }
             for child in children { kill(child, SIGKILL) }
-            if !Self.reap(pid, within: .seconds(5)) {
+            if await !Self.reap(pid, within: .seconds(5)) {
                 kill(pid, SIGKILL)
-                _ = Self.reap(pid, within: .seconds(5))
+                _ = await Self.reap(pid, within: .seconds(5))
             }
         }
         daemons = []
@@ -106,13 +112,13 @@ public final class AvahiNamespace {
     }
 
     /// Waits at most `limit` for child `pid` to end, and reaps it; false if it still runs.
-    private static func reap(_ pid: pid_t, within limit: Duration) -> Bool {
+    private static func reap(_ pid: pid_t, within limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
         var status: Int32 = 0
         while ContinuousClock.now < deadline {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid || (reaped == -1 && errno == ECHILD) { return true }
-            Thread.sleep(forTimeInterval: 0.01)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return false
     }
@@ -137,11 +143,11 @@ public final class AvahiNamespace {
     }
 
     /// Checks `condition` every 10 ms for at most `timeout`; throws naming `what` past it.
-    private static func wait(for what: String, timeout: Duration, _ condition: () -> Bool) throws {
+    private static func wait(for what: String, timeout: Duration, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else { throw NamespaceError(description: "\(what) was not ready within \(timeout)") }
-            Thread.sleep(forTimeInterval: 0.01)
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

@@ -4,6 +4,7 @@ import Foundation
 /// The real `oa-sync` binary, run by a test.
 public final class OASyncProcess {
     private let process = Process()
+    private let end: ProcessEnd
     /// Where its standard error goes: a file, not a pipe, so that a chatty oa-sync never waits for
     /// the test to read (a full pipe would stop it mid-write).
     private let logPath = FileManager.default.temporaryDirectory.appending(path: "oa-sync-log-\(UUID().uuidString)").path
@@ -38,11 +39,12 @@ public final class OASyncProcess {
         logReader = try OutputLineReader(path: logPath)
         process.standardError = logWriter
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        end = try ProcessEnd(running: process)
     }
 
+    /// Released, it is killed (SIGKILL) and not waited for: `terminate()` and `kill()` wait.
     deinit {
-        kill()
+        if !end.hasEnded { Foundation.kill(end.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(atPath: logPath)
     }
 
@@ -62,29 +64,17 @@ public final class OASyncProcess {
         try await waitForLog(timeout: timeout) { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == state }
     }
 
-    /// SIGTERM, then waits (reading what it logs meanwhile, so that a full pipe cannot hold it
-    /// up) for at most `timeout`; past it, SIGKILL. Returns the exit status (-1 when it had to be
-    /// killed).
+    /// SIGTERM, then waits (the task, not a thread; its log is a file, so it never waits for
+    /// the test to read) for at most `timeout`; past it, SIGKILL. Returns the exit status (-1 when
+    /// it had to be killed).
     @discardableResult
-    public func terminate(timeout: Duration = .seconds(30)) -> Int32 {
-        process.terminate()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        guard !process.isRunning else {
-            kill()
-            return -1
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+    public func terminate(timeout: Duration = .seconds(30)) async -> Int32 {
+        (try? await end.stop(within: timeout, program: "oa-sync")) ?? -1
     }
 
-    /// SIGKILL: no chance to finish anything.
-    public func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    /// SIGKILL (no chance to finish anything), then waits for its end, at most 10 s.
+    public func kill() async {
+        await end.kill()
     }
 
     public var isRunning: Bool { process.isRunning }

@@ -4,7 +4,7 @@ import Foundation
 /// of its pipe: what is there is read without blocking, and when nothing is, it looks again every
 /// 10 ms until a line is there or the deadline passes (sleeping the task, not the thread). Its output in a file, the process never
 /// waits for the test to read, and no process left behind can keep a read from ending.
-final class OutputLineReader {
+public final class OutputLineReader {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     /// How much of `buffer` is known to hold no newline.
@@ -31,7 +31,7 @@ final class OutputLineReader {
     }
 
     /// Reads `descriptor` (a pipe's read end, or a file), which it closes when done.
-    init(descriptor: Int32) {
+    public init(descriptor: Int32) {
         self.descriptor = descriptor
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
     }
@@ -42,7 +42,7 @@ final class OutputLineReader {
 
     /// The next whole line, waiting for it until `deadline` without holding a thread (the tests
     /// share the cooperative pool's few); `isRunning` says whether more can come.
-    func nextLine(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool) async throws -> String {
+    public func nextLine(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool) async throws -> String {
         while true {
             if let line = try step(takeLine, before: deadline, program: program, isRunning: isRunning) { return line }
             try await Task.sleep(for: .milliseconds(10))

@@ -1,4 +1,5 @@
 import Foundation
+import Primitives
 
 /// The real `oa-repl` binary, run to the end with some standard input, waited for off the
 /// cooperative pool (`ProgramRun.runOffPool`).
@@ -57,7 +58,7 @@ public enum ProgramRun {
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
         [standardInput, standardOutput, standardError].forEach { try? $0.close() }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.seconds
         if exited.wait(timeout: .now() + seconds) == .timedOut {
             Foundation.kill(process.processIdentifier, SIGKILL)
             _ = exited.wait(timeout: .now() + 10)

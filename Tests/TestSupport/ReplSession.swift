@@ -9,6 +9,7 @@ public final class ReplSession {
     private let outputPath = FileManager.default.temporaryDirectory.appending(path: "oa-repl-out-\(UUID().uuidString)").path
     private let errorPath = FileManager.default.temporaryDirectory.appending(path: "oa-repl-err-\(UUID().uuidString)").path
     private let output: OutputLineReader
+    private let end: ProcessEnd
 
     /// Starts `oa-repl ARGUMENTS`.
     ///
@@ -34,7 +35,7 @@ public final class ReplSession {
         }
         process.standardInput = input
         process.standardError = errorWriter
-        try process.run()
+        end = try ProcessEnd(running: process)
         try? input.fileHandleForReading.close()
         if let pipe = process.standardOutput as? Pipe {
             try? pipe.fileHandleForWriting.close()
@@ -51,8 +52,9 @@ public final class ReplSession {
         return (session, try await session.answer(to: 1).answer)
     }
 
+    /// Released, it is killed (SIGKILL) and not waited for: `stop` and `waitForExit` wait.
     deinit {
-        kill()
+        if !end.hasEnded { Foundation.kill(end.processIdentifier, SIGKILL) }
         try? input.fileHandleForWriting.close()
         try? FileManager.default.removeItem(atPath: outputPath)
         try? FileManager.default.removeItem(atPath: errorPath)
@@ -112,22 +114,14 @@ public final class ReplSession {
 
     /// Sends `signal`, then waits for it to end for at most `timeout` (past it, SIGKILL and -1).
     public func stop(with signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) async -> Int32 {
-        Foundation.kill(process.processIdentifier, signal)
-        return await waitForExit(timeout: timeout)
+        (try? await end.stop(with: signal, within: timeout, program: "oa-repl")) ?? -1
     }
 
     /// Its exit status once it ended by itself within `timeout`; -1 (and SIGKILL) when it did not.
     public func waitForExit(timeout: Duration = .seconds(60)) async -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        guard !process.isRunning else {
-            kill()
-            return -1
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+        if let status = await end.status(within: timeout) { return status }
+        await end.kill()
+        return -1
     }
 
     /// Bytes it wrote to its piped standard output that the test has not read yet.
@@ -136,9 +130,4 @@ public final class ReplSession {
     /// What it wrote to standard error so far.
     public var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
-    private func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
 }

@@ -1,5 +1,6 @@
 @testable import Bridge
 import Foundation
+import Primitives
 import Synchronization
 
 /// A desktop bridge held in memory, for the sync engine's in-process tests: no socket, no

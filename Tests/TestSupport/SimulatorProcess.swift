@@ -11,6 +11,7 @@ public final class SimulatorProcess {
     /// The simulator's history file.
     public let databasePath: String
     private let process: Process
+    private let end: ProcessEnd
 
     /// The sample desktop history (12 sessions, 299 events), copied into `directory`.
     public static func sampleDatabase(in directory: TemporaryDirectory) throws -> String {
@@ -37,22 +38,23 @@ public final class SimulatorProcess {
         let command = namespace?.wrap(executable, arguments) ?? (executable: executable, arguments: arguments)
         let started = try SimulatorLauncher.start(executable: command.executable, arguments: command.arguments, timeout: .seconds(120))
         process = started.process
+        end = ProcessEnd(watching: started.process)
         url = started.url
         readyLine = started.readyLine
     }
 
+    /// Released, it is killed (SIGKILL) and not waited for: `stop()` or `kill()` wait.
     deinit {
-        kill()
+        if !end.hasEnded { Foundation.kill(end.processIdentifier, SIGKILL) }
     }
 
     /// The port the simulator listens on.
     public var port: Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
 
-    /// Stops the simulator (SIGTERM) and waits for it to exit.
-    public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+    /// Stops the simulator (SIGTERM) and waits for it to exit, at most 30 s (then SIGKILL, and
+    /// `ProcessEnd.DidNotEnd`).
+    public func stop() async throws {
+        try await end.stop(within: .seconds(30), program: "oa-bridge-sim")
     }
 
     /// Freezes the simulator (SIGSTOP): its sockets stay open but nothing answers, not even pings.
@@ -65,11 +67,9 @@ public final class SimulatorProcess {
         Foundation.kill(process.processIdentifier, SIGCONT)
     }
 
-    /// Kills the simulator with SIGKILL: no chance to finish anything.
-    public func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    /// Kills the simulator with SIGKILL (no chance to finish anything) and waits for its end, at most 10 s.
+    public func kill() async {
+        await end.kill()
     }
 
 }

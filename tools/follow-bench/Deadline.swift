@@ -28,8 +28,8 @@ struct Deadline {
 func sleep(until instant: ContinuousClock.Instant) {
     let left = instant - .now
     guard left > .zero else { return }
-    let (seconds, attoseconds) = left.components
-    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    let nanoseconds = left.nanoseconds
+    var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
     var remaining = timespec()
     while nanosleep(&request, &remaining) != 0, errno == EINTR {
         request = remaining

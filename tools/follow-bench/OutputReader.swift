@@ -77,7 +77,7 @@ final class FollowerOutput: Sendable {
             if ended { return false }
             let left = deadline - .now
             guard left > .zero else { return false }
-            _ = wake.wait(timeout: .now() + .nanoseconds(Int(min(left.seconds, 3600) * 1e9)))
+            _ = wake.wait(timeout: .now() + .nanoseconds(Int(min(left, .seconds(3600)).nanoseconds)))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Primitives
 
 /// Starts `oa-bridge-sim` and waits for the line it prints once it accepts connections.
 public enum SimulatorLauncher {
@@ -27,7 +28,7 @@ public enum SimulatorLauncher {
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         if let timeout {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout.components.seconds * 1000)), execute: watchdog)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout.milliseconds)), execute: watchdog)
         }
         defer { watchdog.cancel() }
         var buffer = Data()

@@ -1,4 +1,5 @@
 import Logging
+import Primitives
 
 /// A JSON-RPC 2.0 session with an OpenAgents bridge over one WebSocket connection, for the length
 /// of a scope: `withConnection` opens the socket, sends `initialize` before anything else, and runs

@@ -1,4 +1,5 @@
 import Logging
+import Primitives
 
 /// What the sync engine needs of one connection to a bridge: what the bridge said it can do, its
 /// notifications, and the requests the engine makes. `BridgeClient` is the WebSocket connection;

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Primitives
 import WSClient
 
 /// One WebSocket connection, as a stream of received messages and a way to send, for the length
@@ -48,8 +49,8 @@ final class WebSocketConnection: Sendable {
     /// connection from reading its socket (TCP then pushes back on the bridge).
     let inbound: BoundedBuffer<Event>
     private let commands: AsyncStream<Command>.Continuation
-    /// Raised once the connection's task is over.
-    private let ended = EndSignal()
+    /// Settled once the connection's task is over.
+    private let ended = OneShot<Void>()
 
     /// Received messages kept before the socket is no longer read: at most this many…
     static let inboundMessageLimit = 256
@@ -204,7 +205,7 @@ final class WebSocketConnection: Sendable {
         for await command in commandStream {
             if case .send(_, let done) = command { done.resume(throwing: ending) }
         }
-        ended.raise()
+        ended.settle()
     }
 
     /// Assembles messages from frames into `inbound`, so that a text message's bytes reach the
@@ -289,6 +290,6 @@ final class WebSocketConnection: Sendable {
     func close() async {
         commands.yield(.close)
         inbound.finish()
-        await ended.wait()
+        await ended.value()
     }
 }

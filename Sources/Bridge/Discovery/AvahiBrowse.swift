@@ -1,5 +1,6 @@
 import CAvahi
 import Foundation
+import Primitives
 
 /// One browse of `_openagents._tcp` through avahi-daemon, run on the calling thread with Avahi's
 /// simple poll until its stop condition holds or its deadline passes.
@@ -62,7 +63,7 @@ final class AvahiBrowse {
         while failure == nil, !shouldStop, !isCancelled() {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { break }
-            let waitMilliseconds = Int32(clamping: min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 100))
+            let waitMilliseconds = Int32(clamping: min(remaining.milliseconds + 1, 100))
             if avahi_simple_poll_iterate(poll, waitMilliseconds) != 0 { break }
         }
         if let failure { throw failure }

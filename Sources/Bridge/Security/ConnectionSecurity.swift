@@ -2,6 +2,7 @@ import HTTPTypes
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Primitives
 
 /// What a connection needs beyond its URL: the pinned trust of a `wss://` bridge and the token.
 struct ConnectionSecurity: Sendable {
@@ -72,7 +73,6 @@ extension NIODeadline {
     /// The same instant on NIO's clock.
     init(_ instant: ContinuousClock.Instant) {
         let remaining = ContinuousClock.now.duration(to: instant)
-        let nanoseconds = remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
-        self = .now() + .nanoseconds(max(0, nanoseconds))
+        self = .now() + .nanoseconds(max(0, remaining.nanoseconds))
     }
 }

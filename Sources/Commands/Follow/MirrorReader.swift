@@ -1,5 +1,6 @@
 import Foundation
 import MirrorStore
+import Primitives
 
 /// A connection to the mirror that followers read through, on a thread of its own: it only
 /// reads, so it never holds up oa-sync (WAL), and it opens the mirror only once the file exists.

@@ -15,9 +15,10 @@ public struct JSONLinesSession {
     let runner: CommandRunner
     let mirrorPath: String
 
-    public init(context: CommandContext) {
-        runner = CommandRunner(context: context)
+    /// A session whose commands run with `context`, on a thread of their own (`CommandRunner`).
+    public init(context: sending CommandContext) {
         mirrorPath = context.mirrorPath
+        runner = CommandRunner(context: context)
     }
 
     /// Answers the requests read from `input` on `output` until `quit`, or until the input ends
@@ -39,7 +40,7 @@ public struct JSONLinesSession {
                             let numbered = JSONValue.object([JSONMember("subscription", .number(number))] + members)
                             await output.write(Self.result(id: answer.id, numbered))
                         }
-                        let redaction = runner.context.feedRedaction()
+                        let redaction = await runner.feedRedaction()
                         group.addTask {
                             await Self.follow(request, subscription: number, reader: reader, signal: signal, redaction: redaction,
                                               subscriptions: subscriptions, output: output)

@@ -1,5 +1,6 @@
 import Foundation
 import MirrorStore
+import Primitives
 
 /// Standard input, read a line at a time on a thread of its own: a front end that waits for the
 /// next request never holds a thread of the cooperative pool, which its feeds need meanwhile.

@@ -1,3 +1,5 @@
+import Primitives
+
 extension MirrorStore {
     /// Where a follower that wants only what comes next starts: after everything committed.
     public func feedEnd() throws -> FeedPosition {

@@ -1,4 +1,5 @@
 import Foundation
+import Primitives
 import Synchronization
 
 /// Copies the mirror's write-ahead log into the database file from a thread and connection of

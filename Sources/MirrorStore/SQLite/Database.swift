@@ -1,4 +1,5 @@
 import CSQLite
+import Primitives
 
 /// One connection to a SQLite database file.
 ///

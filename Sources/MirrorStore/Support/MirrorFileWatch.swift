@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Primitives
 import Synchronization
 
 /// Tells a reader in another process when the mirror may have changed, without polling: every

@@ -1,4 +1,4 @@
-import Bridge
+import Primitives
 import Synchronization
 import Testing
 
@@ -38,6 +38,8 @@ struct BoundedBufferTests {
         #expect(await buffer.send("a", bytes: 60))
         let second = Task { await buffer.send("b", bytes: 60) }
         // The second waits: 120 bytes would be over the bound.
+        try await waitUntilSuspended(1, "the second send") { buffer.suspendedWaiters }
+        #expect(buffer.count == 1)
         #expect(await buffer.take(upTo: 10) == ["a"])
         #expect(await second.value)
         #expect(await buffer.take(upTo: 10) == ["b"])
@@ -56,22 +58,51 @@ struct BoundedBufferTests {
         #expect(await buffer.next() == nil)
     }
 
-    @Test("a waiting producer and a waiting consumer end when cancelled or finished")
+    @Test("a suspended producer and a suspended consumer end when cancelled or finished, and only then")
     func waitersEnd() async throws {
         let full = BoundedBuffer<Int>(elementLimit: 1)
         #expect(await full.send(1))
         let producer = Task { await full.send(2) }
+        try await waitUntilSuspended(1, "the producer of a full buffer") { full.suspendedWaiters }
         producer.cancel()
         #expect(await producer.value == false)
+        #expect(full.suspendedWaiters == 0)
+        #expect(await full.take(upTo: 10) == [1], "the cancelled send left nothing")
 
         let empty = BoundedBuffer<Int>(elementLimit: 1)
         let consumer = Task { await empty.take(upTo: 1) }
+        try await waitUntilSuspended(1, "the consumer of an empty buffer") { empty.suspendedWaiters }
         consumer.cancel()
         #expect(await consumer.value.isEmpty)
+        #expect(empty.suspendedWaiters == 0)
 
         let finished = BoundedBuffer<Int>(elementLimit: 1)
         let reader = Task { await finished.next() }
+        try await waitUntilSuspended(1, "the reader of an empty buffer") { finished.suspendedWaiters }
         finished.finish()
         #expect(await reader.value == nil)
+
+        let blocked = BoundedBuffer<Int>(elementLimit: 1)
+        #expect(await blocked.send(1))
+        let writer = Task { await blocked.send(2) }
+        try await waitUntilSuspended(1, "the writer of a full buffer") { blocked.suspendedWaiters }
+        blocked.finish()
+        #expect(await writer.value == false)
+    }
+
+    @Test("a suspended consumer is woken by the next send, and a suspended producer by the take that makes room")
+    func wakeUps() async throws {
+        let buffer = BoundedBuffer<Int>(elementLimit: 1)
+        let consumer = Task { await buffer.take(upTo: 5) }
+        try await waitUntilSuspended(1, "the consumer") { buffer.suspendedWaiters }
+        #expect(await buffer.send(1))
+        #expect(await consumer.value == [1])
+
+        #expect(await buffer.send(2))
+        let producer = Task { await buffer.send(3) }
+        try await waitUntilSuspended(1, "the producer") { buffer.suspendedWaiters }
+        #expect(await buffer.take(upTo: 5) == [2])
+        #expect(await producer.value)
+        #expect(await buffer.take(upTo: 5) == [3])
     }
 }

@@ -177,6 +177,12 @@ public final class BoundedBuffer<Element: Sendable>: Sendable {
 
     /// How many elements are waiting.
     public var count: Int { state.withLock { $0.count } }
+
+    /// How many tasks are suspended in `send` (the buffer was full) or `take` (it was empty): what
+    /// tests read to know that a task is waiting before they make room or send.
+    public var suspendedWaiters: Int {
+        state.withLock { ($0.waitingProducer == nil ? 0 : 1) + ($0.waitingConsumer == nil ? 0 : 1) }
+    }
 }
 
 extension BoundedBuffer: AsyncSequence {

@@ -1,0 +1,52 @@
+import Primitives
+import Testing
+
+@Suite("One-shot signal")
+struct OneShotTests {
+    @Test("waiters suspended before it is settled all get the value; the first settle wins; later waits return at once")
+    func settle() async throws {
+        let signal = OneShot<Int>()
+        let waiters = (0..<3).map { index in
+            Task { index == 0 ? await signal.value() : await signal.valueUnlessCancelled() }
+        }
+        try await waitUntilSuspended(3, "three waiters") { signal.suspendedWaiters }
+        #expect(signal.settledValue == nil)
+        #expect(signal.settle(7))
+        #expect(signal.settle(8) == false)
+        for waiter in waiters { #expect(await waiter.value == 7) }
+        #expect(signal.suspendedWaiters == 0)
+        #expect(await signal.value() == 7)
+        #expect(signal.settledValue == 7)
+    }
+
+    @Test("a cancelled waiter gets nil and leaves the signal unsettled; one that cannot be cancelled waits on for the value")
+    func cancellation() async throws {
+        let signal = OneShot<Void>()
+        let cancellable = Task { await signal.valueUnlessCancelled() != nil }
+        try await waitUntilSuspended(1, "the cancellable waiter") { signal.suspendedWaiters }
+        cancellable.cancel()
+        #expect(await cancellable.value == false)
+        #expect(signal.suspendedWaiters == 0)
+        #expect(signal.settledValue == nil)
+
+        let patient = Task { await signal.value() }
+        try await waitUntilSuspended(1, "the waiter that cannot be cancelled") { signal.suspendedWaiters }
+        patient.cancel()
+        let stillWaiting = Task { await signal.valueUnlessCancelled() }
+        try await waitUntilSuspended(2, "the cancelled waiter and another") { signal.suspendedWaiters }
+        #expect(signal.settle())
+        await patient.value
+        #expect(await stillWaiting.value != nil)
+    }
+
+    @Test("a task cancelled before it waits gets nil at once")
+    func cancelledBeforeWaiting() async {
+        let signal = OneShot<Int>()
+        let waiter = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await signal.valueUnlessCancelled()
+        }
+        #expect(await waiter.value == nil)
+        #expect(signal.suspendedWaiters == 0)
+    }
+}
