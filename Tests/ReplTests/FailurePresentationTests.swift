@@ -64,8 +64,8 @@ struct FailurePresentationTests {
     }
 
     /// A copy of the sample mirror marked as written by a newer build.
-    static func newerMirror(in directory: TemporaryDirectory) throws -> String {
-        let mirror = try SampleMirror.copy(in: directory)
+    static func newerMirror(in directory: TemporaryDirectory) async throws -> String {
+        let mirror = try await SampleMirror.copy(in: directory)
         let database = try Database(path: mirror)
         try database.execute("PRAGMA user_version = 9999")
         return mirror
@@ -74,7 +74,7 @@ struct FailurePresentationTests {
     @Test("JSON lines answers a mirror's failure with its reason and hint as the error's data")
     func jsonLinesReason() async throws {
         let directory = try TemporaryDirectory()
-        let newer = try Self.newerMirror(in: directory)
+        let newer = try await Self.newerMirror(in: directory)
         let request = Data((#"{"jsonrpc":"2.0","id":1,"method":"sessions.list"}"# + "\n").utf8)
         for (mirror, reason, hint) in [(newer, "schema_too_new", "--db chooses the mirror file"),
                                        (directory.path("none.sqlite"), "mirror_not_found", "run oa-sync or the sync command first, or pass --db")] {
@@ -90,7 +90,7 @@ struct FailurePresentationTests {
     @Test("the REPL prints the message, then the hint")
     func replMessage() async throws {
         let directory = try TemporaryDirectory()
-        let newer = try Self.newerMirror(in: directory)
+        let newer = try await Self.newerMirror(in: directory)
         let outcome = try await ReplProcess.run(["--db", newer, "-c", "sessions"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("mirror: \(newer) was written by a newer OpenAgents Mirror"), "\(outcome.standardError)")
@@ -100,7 +100,7 @@ struct FailurePresentationTests {
     @Test("oa-repl --mcp advises upgrading for a mirror written by a newer build, and running oa-sync for none")
     func mcpServer() async throws {
         let directory = try TemporaryDirectory()
-        let newer = try Self.newerMirror(in: directory)
+        let newer = try await Self.newerMirror(in: directory)
         let server = try await MCPServerTests.server(newer)
         let result = try await MCPServerTests.call(server, 1, "list_sessions", [:])
         #expect(result["isError"]?.boolValue == true)
