@@ -142,6 +142,7 @@ struct OASync: AsyncParsableCommand {
         )
         clientOptions.pin = credentials.pin
         clientOptions.token = credentials.token
+        MessageLimitOverrides.apply(ProcessInfo.processInfo.environment, to: &clientOptions)
         let entries = await expandedEntries(logger: logger)
         let targets = entries.map { entry in
             let configuration = SyncConfiguration(
