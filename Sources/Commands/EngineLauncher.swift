@@ -22,6 +22,10 @@ public struct EngineLauncher: Sendable {
     public var refetchAfterQuiet: Duration = .seconds(2)
     /// How long DNS-SD browses before each connection to a `dnssd` bridge.
     public var discoveryTimeout = BridgeChoice.defaultDiscoveryTimeout
+    /// The largest message read whole (nil: `BridgeClientOptions`' default, 128 MiB).
+    public var maximumMessageSize: Int?
+    /// The hard cap on a stock timeline read in parts (nil: `BridgeClientOptions`' default).
+    public var maximumTimelineSize: Int?
 
     public init(clientName: String, pinOption: String? = nil, tokenFileOption: String? = nil) {
         self.clientName = clientName
@@ -62,6 +66,8 @@ public struct EngineLauncher: Sendable {
         )
         options.pin = credentials.pin
         options.token = credentials.token
+        if let maximumMessageSize { options.maximumMessageSize = maximumMessageSize }
+        if let maximumTimelineSize { options.maximumTimelineSize = maximumTimelineSize }
         return options
     }
 }

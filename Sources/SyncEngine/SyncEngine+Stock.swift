@@ -54,20 +54,32 @@ extension SyncEngine {
     func refetch(_ sessionID: String, watermark: SessionWatermark?, client: any BridgeConnection, _ link: BridgeLink) async throws -> Int {
         let history = link.history
         let requestedAt = ContinuousClock.now
-        let items = try await client.sessionTimeline(sessionID: sessionID, limit: nil, timeout: .seconds(120))
-        // Read after the answer, since live events may have arrived meanwhile; from here to the
-        // write nothing else runs on this actor. Live events of an earlier process came before
-        // this request too.
+        // An answer over the message limit is read in parts (`mergeInParts`).
+        let answer = try await client.sessionTimelineInParts(sessionID: sessionID, timeout: .seconds(120))
+        // Read once the answer began, since live events may have arrived meanwhile. Live events
+        // of an earlier process came before this request too.
         let fetchedAfterLiveEvents = link.liveSessions[sessionID].map { $0 <= requestedAt } ?? true
-        let events = items.map(EventMapping.event)
-        let outcome = try store.replaceTimelineTail(sessionID: sessionID, history: history, with: events, watermark: watermark,
+        let outcome: TailReplacement
+        let mode: String?
+        switch answer {
+        case .whole(let items):
+            // From here to the write nothing else runs on this actor.
+            let events = items.map(EventMapping.event)
+            outcome = try store.replaceTimelineTail(sessionID: sessionID, history: history, with: events, watermark: watermark,
                                                     fetchedAfterLiveEvents: fetchedAfterLiveEvents)
+            mode = items.reversed().lazy.compactMap({ EventMapping.mode(of: $0.update) }).first
+        case .inParts(let parts):
+            let merged = try await mergeInParts(sessionID, parts, fetchedAfterLiveEvents: fetchedAfterLiveEvents,
+                                                watermark: watermark, link)
+            outcome = merged.outcome
+            mode = merged.mode
+        }
         logger.debug("refetched", metadata: [
             "session_id": "\(sessionID)", "kept": "\(outcome.kept)", "removed": "\(outcome.removed)",
             "inserted": "\(outcome.inserted)", "confirmed": "\(outcome.confirmed)", "marked_gone": "\(outcome.markedGone)",
         ])
         noteGoneFromDesktop(sessions: outcome.sessionMarkedGone ? 1 : 0, events: outcome.markedGone, link)
-        if let mode = items.reversed().lazy.compactMap({ EventMapping.mode(of: $0.update) }).first {
+        if let mode {
             try store.upsertSessions([SessionRecord(sessionID: sessionID, mode: mode)], history: history)
         }
         if let lastLive = link.liveSessions[sessionID], lastLive <= requestedAt {

@@ -258,7 +258,7 @@ struct BridgeClientTests {
         let directory = try TemporaryDirectory()
         let simulator = try sampleSimulator("stock", in: directory)
         let answers = try await WebSocketConnection.withConnection(
-            url: simulator.url, maximumMessageSize: 1 << 20, keepaliveInterval: nil, closeTimeout: .seconds(15),
+            url: simulator.url, maximumMessageSize: 1 << 20, maximumStreamedSize: 1 << 20, keepaliveInterval: nil, closeTimeout: .seconds(15),
             openDeadline: .now + .seconds(20), logger: .init(label: "test")
         ) { connection in
             try await connection.send(Array(#"{"jsonrpc":"2.0","id":"early","method":"tinyvex/history.recentSessions","params":{}}"#.utf8))

@@ -17,6 +17,40 @@ struct OASyncCommandTests {
         #expect(outcome.standardOutput.isEmpty)
     }
 
+    @Test("--once exits 7 naming a session that could not be mirrored (its timeline over the cap); every other session is mirrored whole")
+    func sessionFailedExitsSeven() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("create_session", ["session_id": "HUGE"])
+            for call in 0..<20 {
+                try await control.append("HUGE", [["sessionUpdate": "tool_call_update",
+                                                   "tool_call_update": ["call_id": .string("call-\(call)"), "status": "completed",
+                                                                        "output": ["stdout": .string(String(repeating: "log line \(call) ", count: 1600))]]]])
+            }
+            try await control.call("set_frame_size", ["bytes": 16384])
+        }
+        let mirror = directory.path("m.sqlite")
+        // A message limit of 64 KiB (frames up to 256 KiB), and a cap of 200 KB on a timeline read
+        // in parts: HUGE's answer, some 400 KB, is over it.
+        let outcome = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"],
+                                                  environment: ["OA_SYNC_MESSAGE_LIMIT": "65536", "OA_SYNC_TIMELINE_LIMIT": "200000"])
+        #expect(outcome.status == 7, "\(outcome.standardError)")
+        let lines = outcome.standardError.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("oa-sync: session HUGE could not be mirrored: ") && $0.contains("200000 bytes") }, "\(lines)")
+        #expect(lines.last?.hasPrefix("oa-sync: 1 session(s) could not be mirrored (the others were)") == true, "\(lines)")
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.failedSessions().map(\.sessionID) == ["HUGE"])
+        try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+            let others = try await client.recentSessions().filter { $0.sessionID != "HUGE" }
+            #expect(others.count == 9)
+            for session in others {
+                let served = try await bridgeTimeline(client, session: session.sessionID)
+                #expect(sameEvents(try mirroredTimeline(mirror, session: session.sessionID), served), "\(session.sessionID)")
+            }
+        }
+    }
+
     @Test("a file that is not a mirror fails with exit 1: what is wrong, then the option that fixes it")
     func notAMirror() async throws {
         let directory = try TemporaryDirectory()

@@ -23,6 +23,7 @@ actor BridgeSimulator {
     private var refuseUntil: ContinuousClock.Instant?
     private var replyDelay: Duration = .zero
     private var closeAfterFrames: Int?
+    private var largeMessages = SimulatorConnection.LargeMessages()
     private var prompts: [JSONValue] = []
     /// The `client_info` of every `initialize`, in arrival order (`_sim/clients`).
     private var clients: [JSONValue] = []
@@ -57,8 +58,8 @@ actor BridgeSimulator {
         return ContinuousClock.now >= refuseUntil
     }
 
-    func register(_ makeConnection: (Int) -> SimulatorConnection) -> (SimulatorConnection, closeAfterFrames: Int?) {
-        let connection = makeConnection(nextConnectionID)
+    func register(_ makeConnection: (Int, SimulatorConnection.LargeMessages) -> SimulatorConnection) -> (SimulatorConnection, closeAfterFrames: Int?) {
+        let connection = makeConnection(nextConnectionID, largeMessages)
         nextConnectionID += 1
         connections[connection.id] = connection
         return (connection, closeAfterFrames)
@@ -382,6 +383,10 @@ actor BridgeSimulator {
             return [:]
         case "_sim/close_after_frames":
             closeAfterFrames = params["frames"]?.int64Value.map(Int.init)
+            return [:]
+        case "_sim/set_frame_size":
+            largeMessages = SimulatorConnection.LargeMessages(frameSize: params["bytes"]?.int64Value.map(Int.init),
+                                                              dropAfterFrames: params["drop_after_frames"]?.int64Value.map(Int.init))
             return [:]
         case "_sim/prompts":
             return ["prompts": .array(prompts)]

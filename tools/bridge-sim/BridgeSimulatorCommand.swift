@@ -106,7 +106,7 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
             }
             guard await simulator.acceptsConnections() else { return .dontUpgrade }
             return .upgrade([:]) { inbound, outbound, _ in
-                let (connection, closeAfterFrames) = await simulator.register { SimulatorConnection(id: $0, channel: channel) }
+                let (connection, closeAfterFrames) = await simulator.register { SimulatorConnection(id: $0, channel: channel, largeMessages: $1) }
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await connection.runWriter(outbound, closeAfterFrames: closeAfterFrames) }
                     do {

@@ -17,6 +17,16 @@ final class SimulatorConnection: Sendable {
     private let open = Atomic<Bool>(true)
     private let sentBytes = Atomic<Int>(0)
     private let backlog = Mutex(Backlog())
+    private let largeMessages: LargeMessages
+
+    /// How messages over a size go out (`_sim/set_frame_size`), as a bridge that fragments them
+    /// would send them.
+    struct LargeMessages: Sendable {
+        /// Messages over this many bytes go out in frames of this many (nil: one frame each).
+        var frameSize: Int?
+        /// The connection is dropped after this many frames of such a message (nil: never).
+        var dropAfterFrames: Int?
+    }
 
     /// Frames queued and not yet written, and the senders waiting for the queue to shrink.
     private struct Backlog {
@@ -33,9 +43,10 @@ final class SimulatorConnection: Sendable {
         }
     }
 
-    init(id: Int, channel: any Channel) {
+    init(id: Int, channel: any Channel, largeMessages: LargeMessages = LargeMessages()) {
         self.id = id
         self.channel = channel
+        self.largeMessages = largeMessages
         (frames, queue) = AsyncStream<QueuedFrame>.makeStream()
     }
 
@@ -134,6 +145,8 @@ final class SimulatorConnection: Sendable {
         var first: ByteBuffer { ByteBuffer(bytes: frame.bytes[..<half]) }
         var second: ByteBuffer { ByteBuffer(bytes: frame.bytes[half...]) }
         switch frame.fragments {
+        case .whole where largeMessages.frameSize.map { frame.bytes.count > $0 } ?? false:
+            try await writeInFrames(frame.bytes, opcode: opcode, to: outbound)
         case .whole where frame.binary:
             try await outbound.write(.binary(ByteBuffer(bytes: frame.bytes)))
         case .whole:
@@ -146,6 +159,25 @@ final class SimulatorConnection: Sendable {
         case .newMessageInside:
             try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: opcode, data: first)))
             try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: opcode, data: second)))
+        }
+    }
+
+    /// Writes a message in frames of `largeMessages.frameSize` bytes; drops the connection after
+    /// `largeMessages.dropAfterFrames` of them.
+    private func writeInFrames(_ bytes: [UInt8], opcode: WebSocketOpcode, to outbound: WebSocketOutboundWriter) async throws {
+        let size = max(largeMessages.frameSize ?? bytes.count, 1)
+        var start = 0
+        var written = 0
+        while start < bytes.count {
+            let end = min(start + size, bytes.count)
+            try await outbound.write(.custom(WebSocketFrame(fin: end == bytes.count, opcode: start == 0 ? opcode : .continuation,
+                                                            data: ByteBuffer(bytes: bytes[start..<end]))))
+            start = end
+            written += 1
+            if let limit = largeMessages.dropAfterFrames, written >= limit, start < bytes.count {
+                drop()
+                throw CancellationError()
+            }
         }
     }
 

@@ -3,6 +3,8 @@ import Foundation
 /// The benchmark's Markdown tables.
 struct Report {
     let updates: Int
+    /// Updates caught up on before the burst.
+    let catchUp: Int
     let bytes: Int
     let baseline: BurstTiming
     let sync: SyncOutcome
@@ -28,6 +30,7 @@ struct Report {
             | peak RSS (VmHWM) | \(f(peakMiB, 1)) MiB | ≤ \(f(Self.maximumPeakMiB, 0)) MiB | \(peakMiB <= Self.maximumPeakMiB ? "yes" : "no") |
             | highest RSS sampled every 50 ms | \(f(Double(sync.highestSampledKiB) / 1024, 1)) MiB | | |
             | mirrored exactly once (seqs \(sync.timing.burst.firstSeq)…\(sync.timing.burst.lastSeq)) | \(sync.rows) rows, \(sync.distinctSeqs) distinct seqs | \(count), \(count) | \(sync.exactlyOnce ? "yes" : "no") |
+            | caught up before the burst, exactly once | \(sync.catchUpRows) distinct seqs | \(sync.catchUpCount) | \(sync.catchUpRows == sync.catchUpCount ? "yes" : "no") |
             | updates absorbed per second | \(Int(Double(count) / sync.timing.absorbing)) (baseline \(Int(Double(count) / baseline.absorbing))) | | |
             """)
     }

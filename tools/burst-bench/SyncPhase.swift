@@ -13,15 +13,22 @@ struct SyncOutcome {
     /// Mirrored events whose seq is the burst's, and how many distinct seqs they have.
     let rows: Int64
     let distinctSeqs: Int64
+    /// Mirrored events of the updates stored before oa-sync started, and how many were stored.
+    let catchUpRows: Int64
+    let catchUpCount: Int64
 
-    var exactlyOnce: Bool { rows == timing.burst.lastSeq - timing.burst.firstSeq + 1 && distinctSeqs == rows }
+    var exactlyOnce: Bool {
+        rows == timing.burst.lastSeq - timing.burst.firstSeq + 1 && distinctSeqs == rows && catchUpRows == catchUpCount
+    }
 }
 
 /// oa-sync, live, absorbing a burst into its mirror.
 enum SyncPhase {
-    /// Starts oa-sync on a new mirror, waits until it is live, fires the burst, and waits until
-    /// the mirror's history cursor reaches the burst's last seq.
-    static func run(url: String, count: Int, bytes: Int, work: URL, children: Children, deadline: Deadline) async throws -> SyncOutcome {
+    /// Starts oa-sync on a new mirror, waits until it is live (having caught up on `catchUp`, the
+    /// updates stored before), fires the burst, and waits until the mirror's history cursor
+    /// reaches the burst's last seq.
+    static func run(url: String, count: Int, bytes: Int, catchUp: FiredBurst?, work: URL, children: Children,
+                    deadline: Deadline) async throws -> SyncOutcome {
         let mirror = work.appending(path: "mirror.sqlite")
         let log = work.appending(path: "oa-sync.log")
         let sync = try children.start("oa-sync", ["--bridge", url, "--db", mirror.path, "--log-format", "json"], log: log)
@@ -42,12 +49,16 @@ enum SyncPhase {
                 let (rows, distinct) = try database.queryFirst(
                     "SELECT count(*), count(DISTINCT seq) FROM events WHERE seq BETWEEN ? AND ?", [burst.firstSeq, burst.lastSeq]
                 ) { ($0.int64(0), $0.int64(1)) } ?? (0, 0)
+                let caughtUp = try catchUp.map {
+                    try database.scalarInt64("SELECT count(DISTINCT seq) FROM events WHERE seq BETWEEN ? AND ?", [$0.firstSeq, $0.lastSeq]) ?? 0
+                } ?? 0
                 guard let peak = ProcessMemory.peakResidentKiB(pid) else {
                     throw BenchmarkFailure("\(deadline.phase): cannot read oa-sync's VmHWM from /proc/\(pid)/status")
                 }
                 return SyncOutcome(timing: BurstTiming(burst: burst, absorbed: absorbed), peakKiB: peak,
                                    highestSampledKiB: samples.value.load(ordering: .relaxed),
-                                   rows: rows, distinctSeqs: distinct)
+                                   rows: rows, distinctSeqs: distinct, catchUpRows: caughtUp,
+                                   catchUpCount: catchUp.map { $0.lastSeq - $0.firstSeq + 1 } ?? 0)
             }
             children.stop(sync)
             return outcome

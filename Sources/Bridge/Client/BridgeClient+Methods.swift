@@ -16,6 +16,18 @@ extension BridgeClient {
         return try WireDecoding.timeline(result, frame: frame)
     }
 
+    /// A session's stored events, oldest first, as `sessionTimeline` gives them; an answer over
+    /// the message limit (up to `BridgeClientOptions.maximumTimelineSize`) is read in parts, its
+    /// items given as each is complete, never held whole.
+    public nonisolated func sessionTimelineInParts(sessionID: String, timeout: Duration?) async throws -> TimelineAnswer {
+        let parts = TimelineParts()
+        let answer = try await request(BridgeMethod.sessionTimeline, params: ["session_id": .string(sessionID)], timeout: timeout, inParts: parts)
+        switch answer {
+        case .whole(let result, let frame): return .whole(try WireDecoding.timeline(result, frame: frame))
+        case .inParts: return .inParts(parts)
+        }
+    }
+
     /// Vendor CLI threads (`topK` is clamped to 1…10 by the bridge).
     public nonisolated func threads(topK: Int? = nil) async throws -> [ThreadItem] {
         let params: JSONValue = topK.map { ["topK": .number($0)] } ?? [:]

@@ -32,6 +32,14 @@ public actor BridgeClient {
     private let slots = RequestSlots()
     private var nextRequestNumber = 1
     private var closedError: BridgeError?
+    /// The request that takes an answer in parts, while it waits for its answer.
+    private var waitingForParts: AnswerInParts?
+    /// The message being read in parts (nil while it is being read, or when nobody takes it).
+    private var messageInParts: AnswerInParts?
+    /// True from a message's first part to its last.
+    private var readsMessageInParts = false
+    /// Where the items of that message go (kept apart, for the connection's end to fail them).
+    private var partsInFlight: TimelineParts?
 
     private init(connection: WebSocketConnection, url: String, options: BridgeClientOptions, certificatePin: CertificatePin?,
                  logger: Logger) {
@@ -87,6 +95,7 @@ public actor BridgeClient {
             return try await WebSocketConnection.withConnection(
                 url: url,
                 maximumMessageSize: options.maximumMessageSize,
+                maximumStreamedSize: options.maximumTimelineSize,
                 keepaliveInterval: options.keepaliveInterval,
                 closeTimeout: options.closeTimeout,
                 openDeadline: deadline,
@@ -146,6 +155,15 @@ public actor BridgeClient {
     /// - Throws: `BridgeError.server` for an error answer, `.timedOut`, `.connectionClosed`;
     ///   `CancellationError` when the calling task is cancelled.
     public func call(_ method: String, params: JSONValue? = nil, timeout: Duration? = nil) async throws -> (result: JSONValue, frame: Frame) {
+        guard case .whole(let result, let frame) = try await request(method, params: params, timeout: timeout, inParts: nil) else {
+            throw BridgeError.unexpectedResult(method: method, reason: "an answer in parts to a request that takes none")
+        }
+        return (result, frame)
+    }
+
+    /// Sends a request and waits for its answer; with `parts`, an answer over the message limit
+    /// is read in parts into them (`.inParts` is returned when its first part arrived).
+    func request(_ method: String, params: JSONValue?, timeout: Duration?, inParts parts: TimelineParts?) async throws -> PendingRequests.Answer {
         if let closedError { throw closedError }
         try await slots.acquire(unlimited: mayPipeline)
         defer { slots.release() }
@@ -156,6 +174,22 @@ public actor BridgeClient {
         let limit = timeout ?? options.requestTimeout
         try pending.expect(id)
         defer { pending.forget(id) }
+        if let parts {
+            waitingForParts = AnswerInParts(id: id, method: method, parts: parts, itemLimit: options.maximumMessageSize)
+            connection.streamsLargeMessages.store(true, ordering: .relaxed)
+        }
+        do {
+            let answer = try await send(bytes, id: id, method: method, limit: limit)
+            if case .whole = answer { stopReadingInParts(id, failing: nil) }
+            return answer
+        } catch {
+            stopReadingInParts(id, failing: error as? BridgeError ?? .connectionClosed(reason: "\(error)"))
+            throw error
+        }
+    }
+
+    /// Sends a request's bytes and waits for the answer to `id` until `limit`.
+    private func send(_ bytes: [UInt8], id: RequestID, method: String, limit: Duration) async throws -> PendingRequests.Answer {
         do {
             do {
                 try await connection.send(bytes)
@@ -187,6 +221,14 @@ public actor BridgeClient {
             }
             throw BridgeError.timedOut(method: method, after: after)
         }
+    }
+
+    /// The request `id` no longer takes an answer in parts (none began, or it failed before).
+    private func stopReadingInParts(_ id: RequestID, failing error: BridgeError?) {
+        guard let waiting = waitingForParts, waiting.id == id else { return }
+        if let error { waiting.parts.fail(error) }
+        waitingForParts = nil
+        connection.streamsLargeMessages.store(false, ordering: .relaxed)
     }
 
     /// A short readable id prefix: `init-1`, `hist-2`, `sess-3`.
@@ -228,6 +270,7 @@ public actor BridgeClient {
         for await event in connection.inbound {
             switch event {
             case .message(let bytes): await receive(bytes)
+            case .part(let bytes, let isLast): await receivePart(bytes, isLast: isLast)
             case .closed(let error): await connectionEnded(error)
             }
         }
@@ -248,7 +291,7 @@ public actor BridgeClient {
         }
         switch message {
         case .response(let id, let result):
-            if !pending.settle(id, with: .success((result, frame))) {
+            if !pending.settle(id, with: .success(.whole(result: result, frame: frame))) {
                 logger.debug("answer to no waiting request", metadata: ["id": "\(id)"])
             }
         case .failure(let id, let error):
@@ -268,11 +311,67 @@ public actor BridgeClient {
         }
     }
 
+    /// The next bytes of an answer read in parts: its items go to its request's `TimelineParts`,
+    /// waiting while their reader is behind. Once the answer cannot be read, the rest of the
+    /// message is skipped; a message that is not an answer ends the connection, as any message
+    /// over the limit does.
+    private func receivePart(_ bytes: [UInt8], isLast: Bool) async {
+        // Taken out while it is read, so that its buffers are not copied.
+        var reading: AnswerInParts?
+        if readsMessageInParts {
+            reading = messageInParts
+            messageInParts = nil
+        } else {
+            // A new message: the answer the waiting request takes (nil: nobody takes it, skipped).
+            readsMessageInParts = true
+            reading = waitingForParts
+            waitingForParts = nil
+            connection.streamsLargeMessages.store(false, ordering: .relaxed)
+            if let reading {
+                partsInFlight = reading.parts
+                pending.settle(reading.id, with: .success(.inParts))
+            }
+        }
+        if var answer = reading, !answer.skipsRest {
+            do {
+                for (item, size) in try answer.items(in: bytes, isLast: isLast) {
+                    // False once the reader stopped: the rest is skipped.
+                    guard await answer.parts.send(item, bytes: size) else {
+                        answer.skipsRest = true
+                        break
+                    }
+                }
+                if isLast { answer.parts.complete() }
+            } catch {
+                switch error {
+                case .unreadable(let reason):
+                    answer.skipsRest = true
+                    answer.parts.fail(reason)
+                case .notAnAnswer:
+                    let tooLarge = BridgeError.messageTooLarge(size: nil, limit: options.maximumMessageSize)
+                    answer.parts.fail(tooLarge)
+                    connectionEnded(tooLarge)
+                    await connection.close()
+                    return
+                }
+            }
+            reading = answer
+        }
+        if isLast {
+            readsMessageInParts = false
+            partsInFlight = nil
+        } else {
+            messageInParts = reading
+        }
+    }
+
     func connectionEnded(_ error: BridgeError) {
         guard closedError == nil else { return }
         closedError = error
         logger.info("disconnected", metadata: ["url": "\(url)", "reason": "\(closeReason ?? "")"])
         pending.end(with: error)
+        partsInFlight?.fail(error)
+        waitingForParts?.parts.fail(error)
         slots.end(with: error)
         notifications.finish()
     }

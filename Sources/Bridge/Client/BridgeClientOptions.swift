@@ -13,8 +13,14 @@ public struct BridgeClientOptions: Sendable {
     /// How long closing waits for the bridge to answer the close handshake before dropping the
     /// connection.
     public var closeTimeout: Duration
-    /// The largest frame (and message) accepted, in bytes: a stock timeline comes in one frame.
+    /// The largest message accepted whole, in bytes (a stock timeline comes in one message, often
+    /// one frame); a larger one ends the connection (`BridgeError.messageTooLarge`), except a
+    /// stock timeline's answer, read in parts up to `maximumTimelineSize`, each of its items
+    /// still within this limit.
     public var maximumMessageSize: Int
+    /// The hard cap on a stock timeline's answer read in parts, in bytes (2 GiB): a larger one
+    /// ends the connection (`BridgeError.messageTooLarge`), and its session fails alone.
+    public var maximumTimelineSize: Int
     /// What happens to the bridge's notifications.
     public var notifications: NotificationHandling
     /// The pin a `wss://` bridge's certificate must match; nil: any certificate, whose pin the
@@ -45,6 +51,7 @@ public struct BridgeClientOptions: Sendable {
         keepaliveInterval: Duration? = .seconds(15),
         closeTimeout: Duration = .seconds(15),
         maximumMessageSize: Int = 128 << 20,
+        maximumTimelineSize: Int = 2 << 30,
         notifications: NotificationHandling = .standard
     ) {
         self.clientInfo = clientInfo
@@ -54,6 +61,7 @@ public struct BridgeClientOptions: Sendable {
         self.keepaliveInterval = keepaliveInterval
         self.closeTimeout = closeTimeout
         self.maximumMessageSize = maximumMessageSize
+        self.maximumTimelineSize = maximumTimelineSize
         self.notifications = notifications
     }
 

@@ -20,6 +20,8 @@ public protocol BridgeConnection: Sendable {
 
     func recentSessions() async throws -> [RecentSession]
     func sessionTimeline(sessionID: String, limit: Int?, timeout: Duration?) async throws -> [TimelineItem]
+    /// A session's whole timeline; an answer over the message limit is read in parts.
+    func sessionTimelineInParts(sessionID: String, timeout: Duration?) async throws -> TimelineAnswer
     func threads(topK: Int?) async throws -> [ThreadItem]
     func historyChanges(since: Int64, limit: Int, timeout: Duration?) async throws -> HistoryChangesPage
     func historySessions(after cursor: String?, limit: Int) async throws -> HistorySessionsPage
@@ -33,6 +35,11 @@ extension BridgeConnection {
     /// No certificate: a connection without TLS.
     public var certificatePin: CertificatePin? { nil }
     public var certificateWasPinned: Bool { false }
+
+    /// The timeline whole, as `sessionTimeline` gives it: for connections that read no answer in parts.
+    public func sessionTimelineInParts(sessionID: String, timeout: Duration?) async throws -> TimelineAnswer {
+        .whole(try await sessionTimeline(sessionID: sessionID, limit: nil, timeout: timeout))
+    }
 }
 
 /// Opens a connection to a bridge for each attempt of the sync engine, for the length of a scope.

@@ -6,7 +6,13 @@ import Synchronization
 /// the sender waits is kept for it. Everything happens under one lock, with no task of its own:
 /// cancellation and the connection's end resume the waiters directly.
 final class PendingRequests: Sendable {
-    typealias Answer = (result: JSONValue, frame: Frame)
+    /// What a request got.
+    enum Answer: Sendable {
+        /// The `result`, and the message it came in (for the exact bytes of its parts).
+        case whole(result: JSONValue, frame: Frame)
+        /// The answer is read in parts (`AnswerInParts`), which go to the request's `TimelineParts`.
+        case inParts
+    }
 
     private enum Slot {
         case waiting(CheckedContinuation<Answer, any Error>?)

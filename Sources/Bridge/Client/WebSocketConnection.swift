@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import Primitives
+import Synchronization
 import WSClient
 
 /// One WebSocket connection, as a stream of received messages and a way to send, for the length
@@ -19,6 +20,10 @@ final class WebSocketConnection: Sendable {
     enum Event: Sendable {
         /// A text or binary message's payload.
         case message([UInt8])
+        /// The next bytes of a message over the limit, read while `streamsLargeMessages` was set:
+        /// its frames' payloads in pieces of at most `partSize` bytes, as they arrive; `isLast`
+        /// on the message's last piece.
+        case part([UInt8], isLast: Bool)
         /// The connection is gone, and why: `connectionClosed` with its reason, or
         /// `messageTooLarge` when this client refused a message over its limit.
         case closed(BridgeError)
@@ -49,6 +54,10 @@ final class WebSocketConnection: Sendable {
     /// connection from reading its socket (TCP then pushes back on the bridge).
     let inbound: BoundedBuffer<Event>
     private let commands: AsyncStream<Command>.Continuation
+    /// While set, a message over the limit is passed on in parts (`Event.part`), up to
+    /// `maximumStreamedSize` bytes, instead of ending the connection: set by a client waiting for
+    /// an answer it can read in parts.
+    let streamsLargeMessages = Atomic<Bool>(false)
     /// Settled once the connection's task is over.
     private let ended = OneShot<Void>()
 
@@ -56,6 +65,8 @@ final class WebSocketConnection: Sendable {
     static let inboundMessageLimit = 256
     /// …and this many bytes (a single larger message is still taken).
     static let inboundByteLimit = 4 << 20
+    /// The most bytes of one `Event.part`.
+    static let partSize = 1 << 20
 
     private init(commands: AsyncStream<Command>.Continuation) {
         inbound = BoundedBuffer(elementLimit: Self.inboundMessageLimit, byteLimit: Self.inboundByteLimit)
@@ -81,6 +92,7 @@ final class WebSocketConnection: Sendable {
     static func withConnection<T>(
         url: String,
         maximumMessageSize: Int,
+        maximumStreamedSize: Int,
         keepaliveInterval: Duration?,
         closeTimeout: Duration,
         openDeadline: ContinuousClock.Instant,
@@ -105,7 +117,8 @@ final class WebSocketConnection: Sendable {
         do {
             outcome = .success(try await withThrowingTaskGroup(of: Void.self, returning: T.self, isolation: isolation) { group in
                 group.addTask {
-                    await connection.run(url: url, configuration: configuration, maximumMessageSize: maximumMessageSize, tls: security.tls,
+                    await connection.run(url: url, configuration: configuration,
+                                         limits: MessageLimits(whole: maximumMessageSize, streamed: maximumStreamedSize), tls: security.tls,
                                          eventLoop: eventLoop, commandStream: commandStream, opened: opened, logger: logger)
                 }
                 do {
@@ -161,7 +174,7 @@ final class WebSocketConnection: Sendable {
     private func run(
         url: String,
         configuration: WebSocketClientConfiguration,
-        maximumMessageSize: Int,
+        limits: MessageLimits,
         tls: TLSConfiguration?,
         eventLoop: MultiThreadedEventLoopGroup,
         commandStream: AsyncStream<Command>,
@@ -174,7 +187,7 @@ final class WebSocketConnection: Sendable {
                                                           eventLoopGroup: eventLoop, logger: logger) { frames, outbound, _ in
                 guard opened.succeed() else { return }
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await self.assembleMessages(from: frames, maximumMessageSize: maximumMessageSize) }
+                    group.addTask { try await self.assembleMessages(from: frames, limits: limits) }
                     group.addTask { try await Self.write(commandStream, to: outbound) }
                     try await group.next()
                     group.cancelAll()
@@ -208,30 +221,65 @@ final class WebSocketConnection: Sendable {
         ended.settle()
     }
 
+    /// The most bytes of a message passed on whole, and of one passed on in parts.
+    struct MessageLimits {
+        var whole: Int
+        var streamed: Int
+    }
+
     /// Assembles messages from frames into `inbound`, so that a text message's bytes reach the
-    /// parser exactly as sent, never repaired through a String. Returns once `inbound` is finished.
+    /// parser exactly as sent, never repaired through a String; a message over the limit is
+    /// passed on in parts while `streamsLargeMessages` is set. Returns once `inbound` is finished.
     ///
-    /// - Throws: `BridgeError.messageTooLarge` for a message over `maximumMessageSize`, with its
-    ///   size (at least) when its frames were read (`frameSizeCap`).
-    private func assembleMessages(from frames: WebSocketInboundStream, maximumMessageSize: Int) async throws {
+    /// - Throws: `BridgeError.messageTooLarge` for a message over `limits.whole` (or, in parts,
+    ///   over `limits.streamed`), with its size (at least) when its frames were read
+    ///   (`frameSizeCap`).
+    private func assembleMessages(from frames: WebSocketInboundStream, limits: MessageLimits) async throws {
         var message: [UInt8] = []
         var inMessage = false
+        // Bytes of the message passed on in parts so far; nil while it is assembled whole.
+        var streamed: Int?
         for try await frame in frames {
             // A continuation continues a message; a text or binary frame starts one.
             guard (frame.opcode == .continuation) == inMessage else {
                 throw BridgeError.connectionClosed(reason: "the bridge broke the WebSocket protocol: "
                     + (inMessage ? "a new message began inside a fragmented one" : "a continuation frame with no message to continue"))
             }
-            guard message.count + frame.data.readableBytes <= maximumMessageSize else {
-                throw BridgeError.messageTooLarge(size: message.count + frame.data.readableBytes, limit: maximumMessageSize)
+            inMessage = !frame.fin
+            let size = (streamed ?? message.count) + frame.data.readableBytes
+            if streamed == nil, size > limits.whole {
+                guard streamsLargeMessages.load(ordering: .relaxed) else {
+                    throw BridgeError.messageTooLarge(size: size, limit: limits.whole)
+                }
+                streamed = message.count
+                if !message.isEmpty {
+                    guard await inbound.send(.part(message, isLast: false), bytes: message.count) else { return }
+                    message = []
+                }
+            }
+            if streamed != nil {
+                guard size <= limits.streamed else { throw BridgeError.messageTooLarge(size: size, limit: limits.streamed) }
+                streamed = size
+                guard await passOn(frame.data, isLast: frame.fin) else { return }
+                if frame.fin { streamed = nil }
+                continue
             }
             message += frame.data.readableBytesView
-            inMessage = !frame.fin
             if frame.fin {
                 guard await inbound.send(.message(message), bytes: message.count) else { return }
                 message = []
             }
         }
+    }
+
+    /// Passes a frame's payload on in parts of at most `partSize` bytes; false once `inbound` is finished.
+    private func passOn(_ payload: ByteBuffer, isLast: Bool) async -> Bool {
+        var payload = payload
+        repeat {
+            let bytes = payload.readBytes(length: min(payload.readableBytes, Self.partSize)) ?? []
+            guard await inbound.send(.part(bytes, isLast: isLast && payload.readableBytes == 0), bytes: bytes.count) else { return false }
+        } while payload.readableBytes > 0
+        return true
     }
 
     /// Writes each send as a text frame, until a close command.

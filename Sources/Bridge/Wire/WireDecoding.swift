@@ -20,6 +20,18 @@ enum WireDecoding {
         }
     }
 
+    /// One item of a timeline read in parts: `bytes` are its exact JSON.
+    static func timelineItem(_ bytes: [UInt8]) throws(BridgeError) -> TimelineItem {
+        let method = BridgeMethod.sessionTimeline
+        let frame: Frame
+        do {
+            frame = try Frame(bytes: bytes)
+        } catch {
+            throw .unexpectedResult(method: method, reason: "an item is not JSON: \(error.reason)")
+        }
+        return TimelineItem(sessionID: try string(frame.json, "session_id", method), update: try update(frame.json, frame, method))
+    }
+
     static func threads(_ result: JSONValue, frame: Frame) throws(BridgeError) -> [ThreadItem] {
         let method = BridgeMethod.threadsList
         guard let items = result["items"] else { throw .unexpectedResult(method: method, reason: "no items") }

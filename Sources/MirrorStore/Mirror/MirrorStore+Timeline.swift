@@ -166,22 +166,28 @@ extension MirrorStore {
                 result.sessionMarkedGone = try database.scalarInt64(
                     "SELECT gone_at IS NULL FROM sessions WHERE session_no = ?", [sessionNo]) == 1
             }
-            try database.run(
-                """
-                UPDATE sessions SET
-                    local_event_count = (SELECT count(*) FROM events WHERE session_no = ?1),
-                    gone_event_count = (SELECT count(*) FROM events WHERE session_no = ?1 AND gone_at IS NOT NULL),
-                    gone_at = CASE WHEN ?5 THEN coalesce(gone_at, ?4) ELSE NULL END,
-                    last_ts = coalesce(?2, last_ts),
-                    server_event_count = coalesce(?3, server_event_count)
-                WHERE session_no = ?1
-                """,
-                [sessionNo, watermark?.lastTS, watermark?.messageCount, now, sessionGone]
-            )
-            if let watermark {
-                try setWatermark(watermark, for: sessionID, now: now)
-            }
+            try recordFetch(sessionID: sessionID, sessionNo: sessionNo, watermark: watermark, sessionGone: sessionGone, now: now)
             return result
+        }
+    }
+
+    /// Records that a session's timeline was fetched whole: its counts, whether it is gone from
+    /// the desktop (`sessionGone`), the watermark the fetch was made at.
+    func recordFetch(sessionID: String, sessionNo: Int64, watermark: SessionWatermark?, sessionGone: Bool, now: Int64) throws {
+        try database.run(
+            """
+            UPDATE sessions SET
+                local_event_count = (SELECT count(*) FROM events WHERE session_no = ?1),
+                gone_event_count = (SELECT count(*) FROM events WHERE session_no = ?1 AND gone_at IS NOT NULL),
+                gone_at = CASE WHEN ?5 THEN coalesce(gone_at, ?4) ELSE NULL END,
+                last_ts = coalesce(?2, last_ts),
+                server_event_count = coalesce(?3, server_event_count)
+            WHERE session_no = ?1
+            """,
+            [sessionNo, watermark?.lastTS, watermark?.messageCount, now, sessionGone]
+        )
+        if let watermark {
+            try setWatermark(watermark, for: sessionID, now: now)
         }
     }
 
@@ -314,7 +320,7 @@ extension MirrorStore {
     /// The indices of the rows of `batch` to write, session by session or in the order given:
     /// without those whose seq is already mirrored (at or below the cursor of `history`) or
     /// repeated earlier in the batch.
-    private func rowsToWrite(_ batch: EventBatch, history: HistoryKey?, bySession: Bool) throws -> [Int] {
+    func rowsToWrite(_ batch: EventBatch, history: HistoryKey?, bySession: Bool) throws -> [Int] {
         let order = bySession ? batch.rowsBySession() : Array(0..<batch.count)
         guard let lowestSeq = batch.lowestSeq else { return order }
         guard let history else { throw MirrorStoreError.historyRequired }
