@@ -1,3 +1,4 @@
+import Primitives
 import Synchronization
 
 /// A stock timeline's answer: whole, or in parts when it came in a message over the limit.
