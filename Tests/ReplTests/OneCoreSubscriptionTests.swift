@@ -20,11 +20,11 @@ struct OneCoreSubscriptionTests {
     func longSearchDoesNotDelayNotifications() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        try SlowSearchHistory.write(into: MirrorStore(path: mirror))
         let executable = ProcessInfo.processInfo.environment["OA_REPL"].map { URL(fileURLWithPath: $0) } ?? BuildProducts.executable("oa-repl")
 
-        // Measured on a thread of its own: the test process's pool, shared with the other tests,
-        // would otherwise add its own delays to the times of the commits and of the lines read.
+        // The mirror written and the delays measured on a thread of its own: writing takes tens of
+        // seconds, which would hold a thread of the test process's pool (shared with the other
+        // tests), and the pool's own delays would add to the times of the commits and lines read.
         let measured = OneShot<Result<NotificationDelays, NotificationDelays.Failure>>()
         Thread {
             measured.settle(Result { () throws(NotificationDelays.Failure) in try NotificationDelays.measure(mirror: mirror, executable: executable) })
@@ -42,7 +42,7 @@ struct OneCoreSubscriptionTests {
 }
 
 /// How long after their commits a subscription's notifications came while a long search ran, as
-/// one thread saw it: it runs `taskset -c 0 oa-repl --jsonl`, subscribes, sends the search, and
+/// one thread saw it: it writes the mirror (`SlowSearchHistory`), runs `taskset -c 0 oa-repl --jsonl`, subscribes, sends the search, and
 /// commits an event every 100 ms until the search's answer arrives, reading oa-repl's output
 /// meanwhile (every wait bounded).
 struct NotificationDelays: Sendable {
@@ -75,6 +75,7 @@ struct NotificationDelays: Sendable {
         process.standardError = FileHandle.nullDevice
         do {
             let store = try MirrorStore(path: mirror)
+            try SlowSearchHistory.write(into: store)
             let end = try ProcessEnd(running: process)
             try? output.fileHandleForWriting.close()
             var lines = BlockingLines(descriptor: output.fileHandleForReading.fileDescriptor)
