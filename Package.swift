@@ -126,9 +126,9 @@ let package = Package(
             ]
         ),
 
-        // Layer 6: the programs.
-        .executableTarget(
-            name: "oa-sync",
+        // Layer 6: the programs, as libraries the one executable runs: oa-sync's options and run…
+        .target(
+            name: "SyncProgram",
             dependencies: [
                 "Bridge",
                 "Commands",
@@ -138,14 +138,27 @@ let package = Package(
             ]
         ),
 
-        .executableTarget(
-            name: "oa-repl",
+        // …and oa-repl's.
+        .target(
+            name: "ReplProgram",
             dependencies: [
                 "CEditLine",
                 "Commands",
                 "MirrorMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The one executable, linking the Swift runtime and Foundation once: oa-sync and oa-repl
+        // are links to it (it runs the program its link is named after), and `oa sync …`, `oa repl …`.
+        // SwiftPM makes no links: tools/build/link-programs, ToolSupport's ProgramLinks do.
+        .executableTarget(
+            name: "oa",
+            dependencies: [
+                "SyncProgram",
+                "ReplProgram",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -258,7 +271,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DocsTests",
-            dependencies: ["TestSupport"]
+            dependencies: ["TestSupport", "ToolSupport"]
         ),
         .testTarget(
             name: "BridgeTests",

@@ -6,7 +6,7 @@ import Testing
 /// really accept.
 @Suite("documentation against the programs")
 struct DocsTests {
-    static let programs = ["oa-sync", "oa-repl", "oa-bridge-sim", "oa-store-bench", "oa-bridge-bench", "oa-sync-bench", "oa-burst-bench",
+    static let programs = ["oa", "oa-sync", "oa-repl", "oa-bridge-sim", "oa-store-bench", "oa-bridge-bench", "oa-sync-bench", "oa-burst-bench",
                            "oa-repl-bench", "oa-store-probe"]
 
     @Test("every program's --help says what it does, with an example", arguments: programs)

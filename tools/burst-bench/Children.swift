@@ -13,8 +13,11 @@ final class Children {
 
     /// Fails with a clear message unless `names` are built beside this executable.
     func requireTools(_ names: [String]) throws {
-        for name in names where !FileManager.default.isExecutableFile(atPath: directory.appending(path: name).path) {
-            throw BenchmarkFailure("\(name) is not in \(directory.path): build it (swift build --product \(name)) with the same configuration")
+        for name in names {
+            let product = ProgramLinks.names.contains(name) ? "oa" : name
+            guard FileManager.default.isExecutableFile(atPath: try ProgramLinks.executable(name, in: directory).path) else {
+                throw BenchmarkFailure("\(name) is not in \(directory.path): build it (swift build --product \(product)) with the same configuration")
+            }
         }
     }
 

@@ -78,10 +78,10 @@ struct FollowBenchmark: ParsableCommand {
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)  // a follower that died must not take the benchmark with it
-        let executable = repl ?? (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
-            .deletingLastPathComponent().appending(path: "oa-repl").path
+        let executable = try repl ?? ProgramLinks.executable(
+            "oa-repl", in: (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent()).path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw BenchmarkFailure("no oa-repl at \(executable): build it (swift build -c release --product oa-repl) or pass --repl PATH")
+            throw BenchmarkFailure("no oa-repl at \(executable): build it (swift build -c release --product oa) or pass --repl PATH")
         }
         let work = directory.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appending(path: "oa-follow-bench-\(UUID().uuidString)")

@@ -85,7 +85,7 @@ struct ReplBenchmark: ParsableCommand {
         }
 
         let words = try SearchLatency.sampleWords(try MirrorStore(path: mirror, mode: .readOnly))
-        let repl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "oa-repl").path
+        let repl = try ProgramLinks.executable("oa-repl", in: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()).path
         print("\nMCP tool calls on one `oa-repl --mcp`, request written to answer read (\(searchQueries) calls each, after one):\n")
         print("| call | p50 | p99 | answer |")
         print("|---|---:|---:|---:|")
@@ -100,7 +100,7 @@ struct ReplBenchmark: ParsableCommand {
     /// Spawned and reaped directly: Foundation's `Process.waitUntilExit` polls every 50 ms, which
     /// would round every time up to the next 50 ms.
     private func runRepl(_ command: String) throws -> (seconds: Double, peakRSSMiB: Double) {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "oa-repl").path
+        let executable = try ProgramLinks.executable("oa-repl", in: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()).path
         let arguments = [executable, "--db", mirror, "-c", command]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -66,7 +66,7 @@ struct ToolPaths {
     /// Runs oa-sync to the end; returns its wall time and peak RSS.
     func runSync(_ arguments: [String]) throws -> (seconds: Double, peakRSSMiB: Double) {
         let process = Process()
-        process.executableURL = directory.appending(path: "oa-sync")
+        process.executableURL = try ProgramLinks.executable("oa-sync", in: directory)
         process.arguments = arguments
         let start = ContinuousClock.now
         try process.run()
@@ -80,7 +80,7 @@ struct ToolPaths {
 
     func startSync(_ arguments: [String]) throws -> RunningSync {
         let process = Process()
-        process.executableURL = directory.appending(path: "oa-sync")
+        process.executableURL = try ProgramLinks.executable("oa-sync", in: directory)
         process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors

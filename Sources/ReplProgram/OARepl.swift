@@ -5,7 +5,6 @@ import Logging
 import MirrorMCP
 
 /// `oa-repl`: browse and search the mirror offline, queue prompts, export sessions.
-@main
 struct OARepl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oa-repl",

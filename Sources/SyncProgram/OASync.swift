@@ -7,7 +7,6 @@ import Logging
 import SyncEngine
 
 /// `oa-sync`: keeps a local mirror of the desktop bridge's history.
-@main
 struct OASync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oa-sync",
