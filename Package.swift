@@ -39,8 +39,8 @@ let package = Package(
             providers: [.apt(["libedit-dev"])]
         ),
 
-        // Avahi's client library (Debian: libavahi-client-dev), for DNS-SD discovery and
-        // advertisement: see Sources/CAvahi/shim.h for why not its dns_sd compatibility library.
+        // Avahi's client library (Debian: libavahi-client-dev), for DNS-SD discovery (Bridge) and
+        // advertisement (the simulator): see Sources/CAvahi/shim.h for why not its dns_sd compatibility library.
         // Its headers are in /usr/include (its pkg-config flags add only -D_REENTRANT, which SwiftPM refuses).
         .systemLibrary(
             name: "CAvahi",
@@ -165,13 +165,13 @@ let package = Package(
         // Build-time: turns schema/*.sql into Swift source inside MirrorStore.
         .executableTarget(
             name: "schema-embedder",
-            path: "tools/schema-embedder"
+            path: "tools/build/schema-embedder"
         ),
         .plugin(
             name: "EmbedSchema",
             capability: .buildTool(),
             dependencies: ["schema-embedder"],
-            path: "tools/plugins/EmbedSchema"
+            path: "tools/build/plugins/EmbedSchema"
         ),
 
         // Tools: benchmarks, probes and demos, and what they share.
@@ -186,17 +186,19 @@ let package = Package(
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/store-bench"
+            path: "tools/bench/store"
         ),
         .executableTarget(
             name: "oa-store-probe",
             dependencies: ["MirrorStore"],
-            path: "tools/store-probe"
+            path: "tools/testing/store-probe"
         ),
         .executableTarget(
             name: "oa-bridge-sim",
             dependencies: [
                 "ToolSupport",
+                // Its DNS-SD advertisement (--advertise): server side, so not in Bridge.
+                "CAvahi",
                 "Bridge",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -208,7 +210,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
-            path: "tools/bridge-sim"
+            path: "tools/simulator"
         ),
         .executableTarget(
             name: "oa-bridge-bench",
@@ -217,7 +219,7 @@ let package = Package(
                 "Bridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/bridge-bench"
+            path: "tools/bench/bridge"
         ),
         .executableTarget(
             name: "oa-repl-bench",
@@ -226,7 +228,7 @@ let package = Package(
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/repl-bench"
+            path: "tools/bench/repl"
         ),
         .executableTarget(
             name: "oa-follow-bench",
@@ -235,7 +237,7 @@ let package = Package(
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/follow-bench"
+            path: "tools/bench/follow"
         ),
         .executableTarget(
             name: "oa-sync-bench",
@@ -245,7 +247,7 @@ let package = Package(
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/sync-bench",
+            path: "tools/bench/sync",
             exclude: ["sqlite-baseline.py"]
         ),
         .executableTarget(
@@ -257,7 +259,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "tools/burst-bench"
+            path: "tools/bench/burst"
         ),
 
         .target(

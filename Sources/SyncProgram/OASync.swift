@@ -29,7 +29,7 @@ struct OASync: AsyncParsableCommand {
               OA_BRIDGE=ws://100.101.102.103:9099 oa-sync --log-format json
               oa-sync --discover && oa-sync --bridge "dnssd:My Desktop"
               oa-sync --bridge work=ws://10.0.0.5:9099 --bridge home=wss://100.64.0.7:9443
-              systemctl --user enable --now oa-sync    # as a service: tools/systemd/oa-sync.service, docs/cli.md
+              systemctl --user enable --now oa-sync    # as a service: tools/packaging/systemd/oa-sync.service, docs/cli.md
             """
     )
 

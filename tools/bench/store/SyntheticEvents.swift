@@ -1,10 +1,10 @@
 import MirrorStore
 import ToolSupport
 
-/// A deterministic synthetic history: `count` events over `sessions` sessions, with ≈150-byte
+/// A deterministic stream of synthetic events for the store: `count` events over `sessions` sessions, with ≈150-byte
 /// updates. Session 0 gets 5% of all events and session 1 gets 1% (a 10,000-event timeline in a
 /// million), the rest spread evenly.
-struct SyntheticHistory {
+struct SyntheticEvents {
     let count: Int
     let sessions: Int
     private var random: SplitMix64

@@ -1,4 +1,5 @@
 import CAvahi
+import Bridge
 import Synchronization
 
 /// Advertises a bridge by DNS-SD: publishes `_openagents._tcp` with a port and TXT record through
@@ -8,16 +9,16 @@ import Synchronization
 /// before that thread starts, or on it (the callbacks), or after it was stopped and joined, so
 /// the C objects are never used from two threads at once; only `phase` is read from elsewhere,
 /// under its mutex.
-public final class BridgeAdvertisement {
+final class BridgeAdvertisement {
     /// The instance name published.
-    public let instanceName: String
+    let instanceName: String
     private let registration: Registration
     private let poll: OpaquePointer
     private var client: OpaquePointer?
 
     /// Starts publishing `name` on `port` with the TXT entries `txt` (for instance `proto`, `path`,
     /// `history_cursor`, `tls_sha256`: protocol Part 4). `waitUntilPublished` tells whether it worked.
-    public init(name: String, port: Int, txt: [String: String]) throws(DNSSDError) {
+    init(name: String, port: Int, txt: [String: String]) throws(DNSSDError) {
         guard let poll = avahi_threaded_poll_new() else { throw .avahi(operation: "start", reason: "out of memory") }
         instanceName = name
         self.poll = poll
@@ -27,7 +28,7 @@ public final class BridgeAdvertisement {
         guard let client = avahi_client_new(avahi_threaded_poll_get(poll), AvahiClientFlags(0), Registration.clientCallback, userData, &error) else {
             avahi_threaded_poll_free(poll)
             throw error == Int32(AVAHI_ERR_NO_DAEMON) || error == Int32(AVAHI_ERR_DBUS_ERROR)
-                ? .noDaemon(bus: AvahiBrowse.systemBusAddress, reason: String(cString: avahi_strerror(error)))
+                ? .noDaemon(bus: BridgeDiscovery.systemBusAddress, reason: String(cString: avahi_strerror(error)))
                 : .avahi(operation: "start a client", reason: String(cString: avahi_strerror(error)))
         }
         self.client = client
@@ -45,7 +46,7 @@ public final class BridgeAdvertisement {
 
     /// Waits until avahi-daemon has established the record, checking every 20 ms for at most
     /// `timeout`; throws why it was not (a name already taken, no daemon, time out).
-    public func waitUntilPublished(timeout: Duration) async throws {
+    func waitUntilPublished(timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
             switch registration.phase.withLock({ $0 }) {
@@ -53,7 +54,7 @@ public final class BridgeAdvertisement {
             case .failed(let error): throw error
             case .registering:
                 guard ContinuousClock.now < deadline else {
-                    throw DNSSDError.avahi(operation: "publish \"\(instanceName)\"", reason: "not established within \(timeout.formattedSeconds)")
+                    throw DNSSDError.avahi(operation: "publish \"\(instanceName)\"", reason: "not established within \(timeout)")
                 }
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -61,7 +62,7 @@ public final class BridgeAdvertisement {
     }
 
     /// Withdraws the advertisement (idempotent).
-    public func stop() {
+    func stop() {
         guard let client else { return }
         avahi_threaded_poll_stop(poll)
         avahi_client_free(client)  // also frees the entry group
@@ -124,7 +125,7 @@ private final class Registration {
             registration.publish(client: client)
         case AVAHI_CLIENT_FAILURE:
             registration.phase.withLock {
-                $0 = .failed(.noDaemon(bus: AvahiBrowse.systemBusAddress, reason: String(cString: avahi_strerror(avahi_client_errno(client)))))
+                $0 = .failed(.noDaemon(bus: BridgeDiscovery.systemBusAddress, reason: String(cString: avahi_strerror(avahi_client_errno(client)))))
             }
         default:
             break

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns the page swift-argument-parser's generate-manual plugin wrote for a program into the
-installed man page (called by tools/generate-man).
+installed man page (called by tools/packaging/generate-man).
 
     finish.py GENERATED SECTIONS [COMMANDS]
 
@@ -120,7 +120,7 @@ def main():
     unknown = set(found) - set(ORDER)
     if unknown:
         sys.exit(f"finish.py: sections with no place in the page: {', '.join(sorted(unknown))}")
-    out = ['.\\" Made by tools/generate-man from the program\'s --help (swift-argument-parser\'s generate-manual) and ' + sections_file + '.']
+    out = ['.\\" Made by tools/packaging/generate-man from the program\'s --help (swift-argument-parser\'s generate-manual) and ' + sections_file + '.']
     out += header
     for name in ORDER:
         if name in found:

@@ -17,15 +17,15 @@ struct ShellIngest {
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         let now = 1_731_000_000_000
-        var history = SyntheticHistory(count: events, sessions: sessions)
+        var history = SyntheticEvents(count: events, sessions: sessions)
         var ordinals: [String: Int64] = [:]
         var lastTS: [String: Int64] = [:]
         try handle.write(contentsOf: Data("PRAGMA synchronous = NORMAL;\nPRAGMA foreign_keys = ON;\nPRAGMA cache_size = -32768;\nBEGIN;\n".utf8))
         var sessionRows: [String] = []
         var sessionNumbers: [String: Int] = [:]
         for index in 0..<sessions {
-            sessionNumbers[SyntheticHistory.sessionID(index)] = index + 1
-            sessionRows.append("(\(index + 1), '\(SyntheticHistory.sessionID(index))', \(now), \(now))")
+            sessionNumbers[SyntheticEvents.sessionID(index)] = index + 1
+            sessionRows.append("(\(index + 1), '\(SyntheticEvents.sessionID(index))', \(now), \(now))")
         }
         try handle.write(contentsOf: Data(
             "INSERT INTO sessions (session_no, session_id, first_seen_at, last_seen_at) VALUES \(sessionRows.joined(separator: ","));\n".utf8

@@ -137,18 +137,19 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
             },
             logger: logger
         )
-        guard let advertisedName else {
-            try await app.runService()
-            return
+        let txt = advertisedName.map { _ in
+            SimulatorAdvertisement.txtRecord(flavor: Flavor(rawValue: flavor) ?? .cursor, scheme: tls == nil ? "ws" : "wss", tlsSHA256: tls?.pin.hex)
         }
-        let txt = SimulatorAdvertisement.txtRecord(flavor: Flavor(rawValue: flavor) ?? .cursor, scheme: tls == nil ? "ws" : "wss",
-                                                   tlsSHA256: tls?.pin.hex)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await SimulatorAdvertisement.advertise(name: advertisedName, txt: txt, boundPorts: boundPorts, readyLine: readyLine)
+            if let advertisedName, let txt {
+                group.addTask {
+                    try await SimulatorAdvertisement.advertise(name: advertisedName, txt: txt, boundPorts: boundPorts, readyLine: readyLine)
+                }
             }
             group.addTask { try await app.runService() }
-            // Either ending (SIGTERM stops the server; a failed advertisement throws) ends both.
+            // What the simulator starts (requests, broadcasts) lives as long as the server.
+            group.addTask { await simulator.runTasks() }
+            // Either ending (SIGTERM stops the server; a failed advertisement throws) ends all.
             try await group.next()
             group.cancelAll()
         }

@@ -63,7 +63,7 @@ struct StoreBenchmark: ParsableCommand {
     private func ingestThroughStore(path: String) throws -> Duration {
         let store = try MirrorStore(path: path)
         let historyKey = try store.createHistory(identity: .bridge, historyID: "store-bench", desktop: "bench", bridgeURL: nil).key
-        var history = SyntheticHistory(count: events, sessions: sessions)
+        var history = SyntheticEvents(count: events, sessions: sessions)
         var elapsed = Duration.zero
         let clock = ContinuousClock()
         var done = 0
@@ -103,8 +103,8 @@ struct StoreBenchmark: ParsableCommand {
 
         var random = SplitMix64(seed: 7)
         let queries = (0..<300).map { index -> String in
-            let first = SyntheticHistory.words.randomElement(using: &random) ?? "parser"
-            let second = SyntheticHistory.words.randomElement(using: &random) ?? "token"
+            let first = SyntheticEvents.words.randomElement(using: &random) ?? "parser"
+            let second = SyntheticEvents.words.randomElement(using: &random) ?? "token"
             return index % 3 == 0 ? "\(first) \(second)" : index % 3 == 1 ? first : String(first.prefix(3)) + "*"
         }
         var queryIndex = 0

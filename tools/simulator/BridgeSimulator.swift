@@ -3,36 +3,31 @@ import ToolSupport
 import Foundation
 import Logging
 
-/// Which bridge the simulator plays.
-enum Flavor: String, Sendable {
-    /// The desktop bridge as it is: Part 1 of the protocol notes, quirks included.
-    case stock
-    /// The stock bridge plus the history-cursor extension (Part 2).
-    case cursor
-}
-
 /// The simulated desktop bridge: routes every client's frames, keeps the history, broadcasts
 /// updates, and obeys the `_sim/*` control methods that tests and benchmarks use.
 actor BridgeSimulator {
     let flavor: Flavor
-    private let history: SimulatorHistory
-    private let logger: Logger
-    private var connections: [Int: SimulatorConnection] = [:]
-    private var initialized: Set<Int> = []
+    let history: SimulatorHistory
+    let logger: Logger
+    var connections: [Int: SimulatorConnection] = [:]
+    var initialized: Set<Int> = []
     private var nextConnectionID = 1
-    private var refuseUntil: ContinuousClock.Instant?
-    private var replyDelay: Duration = .zero
-    private var closeAfterFrames: Int?
-    private var prompts: [JSONValue] = []
+    var refuseUntil: ContinuousClock.Instant?
+    var replyDelay: Duration = .zero
+    var closeAfterFrames: Int?
+    var prompts: [JSONValue] = []
     /// Requests received and not yet answered, per connection; and the most seen at once.
-    private var inFlight: [Int: Int] = [:]
-    private var maxInFlight = 0
-    private var bytesSentByClosedConnections = 0
+    var inFlight: [Int: Int] = [:]
+    var maxInFlight = 0
+    var bytesSentByClosedConnections = 0
     private var encodingRandom = SplitMix64(seed: 0x5EED)
     /// Stock bridges handle one request at a time: requests take tickets in arrival order.
     private var nextTicket = 0
     private var nowServing = 0
     private var requestWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// What the simulator starts after an answer, or beside the connection's reading: child
+    /// tasks of `runTasks()`, which lives as long as the server.
+    let tasks = SimulatorTasks()
 
     /// The history-cursor extension's version the cursor flavour speaks: 2 names the history
     /// (`history_id`), 1 does not.
@@ -86,14 +81,25 @@ actor BridgeSimulator {
         let delay = replyDelay
         let ticket = nextTicket
         nextTicket += 1
-        // Every request is handled in a task of its own, so that the connection's next frames are
+        // Every request is handled in a child task of its own, so that the connection's next frames are
         // read meanwhile; a stock bridge still handles one request at a time, in arrival order.
-        Task {
+        tasks.start {
             if self.flavor == .stock { await self.waitForTurn(ticket) }
             await self.answer(method: method, id: id, params: params, connection: connection, delay: delay)
-            if self.flavor == .stock { self.endTurn() }
-            self.inFlight[connection.id, default: 1] -= 1
+            if self.flavor == .stock { await self.endTurn() }
+            await self.requestEnded(on: connection.id)
         }
+    }
+
+    /// A request of `connectionID` was answered (or its connection was gone).
+    private func requestEnded(on connectionID: Int) {
+        inFlight[connectionID, default: 1] -= 1
+    }
+
+    /// Runs what the simulator starts (requests, broadcasts after an answer) as child tasks,
+    /// until the calling task is cancelled; then returns once they have ended.
+    nonisolated func runTasks() async {
+        await tasks.run()
     }
 
     /// Waits until every request that arrived before `ticket` was answered.
@@ -110,7 +116,7 @@ actor BridgeSimulator {
     private func answer(method: String, id: JSONValue, params: JSONValue, connection: SimulatorConnection, delay: Duration) async {
         // A delayed answer to a connection that is gone is never sent; stop waiting for it early.
         let deadline = ContinuousClock.now + delay
-        while ContinuousClock.now < deadline, connection.isOpen {
+        while ContinuousClock.now < deadline, connection.isOpen, !Task.isCancelled {
             try? await Task.sleep(for: min(.milliseconds(20), deadline - ContinuousClock.now))
         }
         guard connection.isOpen else { return }
@@ -272,164 +278,7 @@ actor BridgeSimulator {
         return ["items": .array(Array(items.prefix(topK)))]
     }
 
-    // MARK: Session methods
-
-    private func newSession(mode: String, id: String) throws -> [UInt8] {
-        let answer = JSONWriter.bytes(of: ["session_id": .string(id)])
-        // The desktop answers first, then persists and broadcasts the mode.
-        Task { try? self.publish([(id, self.modeUpdate(mode))]) }
-        return answer
-    }
-
-    private func prompt(_ params: JSONValue) throws -> [UInt8] {
-        guard let session = params["session_id"]?.stringValue, let blocks = params["prompt"]?.arrayValue else {
-            throw JSONRPCError(code: -32602, message: "Invalid session/prompt parameters")
-        }
-        let text = blocks.compactMap { $0["text"]?.stringValue }.joined(separator: "\n")
-        guard !text.isEmpty else { throw JSONRPCError(code: -32602, message: "Empty prompt") }
-        let clientMessageID = flavor == .cursor ? params["_meta"]?["client_message_id"]?.stringValue : nil
-        if let clientMessageID, let status = try history.knownClientMessage(clientMessageID) {
-            return JSONWriter.bytes(of: ["status": .string(status), "_meta": ["duplicate": true]])
-        }
-        var record: [JSONMember] = [JSONMember("session_id", .string(session)), JSONMember("text", .string(text))]
-        if let clientMessageID {
-            record.append(JSONMember("client_message_id", .string(clientMessageID)))
-            try history.recordClientMessage(clientMessageID, sessionID: session, status: "started", at: Self.nowMilliseconds())
-        }
-        prompts.append(.object(record))
-        Task { try? self.publish(ScriptedAgent.reply(to: text).map { (session, $0) }) }
-        return JSONWriter.bytes(of: ["status": "started"])
-    }
-
-    private func modeUpdate(_ mode: String) -> [UInt8] {
-        JSONWriter.bytes(of: ["sessionUpdate": .string(UpdateKind.currentModeUpdate.rawValue), "current_mode_id": .string(mode)])
-    }
-
-    // MARK: Publishing
-
-    /// Persists updates, then broadcasts each to every initialized client.
-    @discardableResult
-    private func publish(_ updates: [(sessionID: String, json: [UInt8])], delivery: String = "normal") throws -> [Int64] {
-        var ts = Self.nowMilliseconds()
-        let stored = try history.append(updates.map { update in
-            ts = max(ts, (history.sessions[update.sessionID]?.lastTS ?? 0) + 1)
-            return (update.sessionID, ts, update.json)
-        })
-        var frames = stored.map(notification)
-        switch delivery {
-        case "duplicate": frames = frames.flatMap { [$0, $0] }
-        case "reverse": frames.reverse()
-        case "silent": frames = []
-        default: break
-        }
-        for connectionID in initialized.sorted() {
-            guard let connection = connections[connectionID] else { continue }
-            for frame in frames { connection.send(frame) }
-        }
-        return stored.map(\.seq)
-    }
-
-    private func notification(_ event: SimulatorHistory.StoredEvent) -> [UInt8] {
-        var bytes = Array(#"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"#.utf8)
-        bytes += JSONWriter.bytes(of: .string(event.sessionID)) + Array(#","update":"#.utf8) + event.updateJSON
-        if flavor == .cursor {
-            bytes += Array(#","_meta":{"seq":\#(event.seq),"ts":\#(event.ts)}"#.utf8)
-        }
-        return bytes + Array("}}".utf8)
-    }
-
-    // MARK: Control
-
-    private func control(_ method: String, params: JSONValue, connection: SimulatorConnection) throws -> JSONValue {
-        switch method {
-        case "_sim/append":
-            guard let session = params["session_id"]?.stringValue, let updates = params["updates"]?.arrayValue else {
-                throw JSONRPCError(code: -32602, message: "_sim/append needs session_id and updates")
-            }
-            let seqs = try publish(updates.map { (session, JSONWriter.bytes(of: $0)) },
-                                   delivery: params["delivery"]?.stringValue ?? "normal")
-            return ["seqs": .array(seqs.map { .number($0) })]
-        case "_sim/burst":
-            return try burst(params)
-        case "_sim/create_session":
-            let id = params["session_id"]?.stringValue ?? UUID().uuidString
-            try publish([(id, modeUpdate(params["mode"]?.stringValue ?? "codex"))])
-            return ["session_id": .string(id)]
-        case "_sim/prune":
-            guard let session = params["session_id"]?.stringValue, let count = params["count"]?.int64Value, count > 0 else {
-                throw JSONRPCError(code: -32602, message: "_sim/prune needs session_id and count (1 or more)")
-            }
-            return ["deleted": .number(try history.prune(sessionID: session, oldest: Int(count)))]
-        case "_sim/delete_session":
-            guard let session = params["session_id"]?.stringValue else {
-                throw JSONRPCError(code: -32602, message: "_sim/delete_session needs session_id")
-            }
-            return ["deleted": .number(try history.delete(sessionID: session))]
-        case "_sim/drop_connections":
-            let includeSelf = params["include_self"]?.boolValue ?? false
-            let dropped = connections.values.filter { includeSelf || $0.id != connection.id }
-            dropped.forEach { $0.drop() }
-            return ["dropped": .number(dropped.count)]
-        case "_sim/refuse_connections":
-            let milliseconds = params["ms"]?.int64Value ?? 0
-            refuseUntil = ContinuousClock.now + .milliseconds(milliseconds)
-            return [:]
-        case "_sim/set_reply_delay":
-            replyDelay = .milliseconds(params["ms"]?.int64Value ?? 0)
-            return [:]
-        case "_sim/close_after_frames":
-            closeAfterFrames = params["frames"]?.int64Value.map(Int.init)
-            return [:]
-        case "_sim/prompts":
-            return ["prompts": .array(prompts)]
-        case "_sim/send_raw":
-            let frames = (params["frames"]?.arrayValue ?? []).compactMap(\.stringValue)
-            let targets = params["to"]?.stringValue == "all" ? Array(connections.values) : [connection]
-            let binary = params["binary"]?.boolValue ?? false
-            guard let fragments = SimulatorConnection.Fragments(rawValue: params["fragments"]?.stringValue ?? "whole") else {
-                throw JSONRPCError(code: -32602, message: "_sim/send_raw: fragments is whole, split, orphan_continuation or new_message_inside")
-            }
-            for target in targets { frames.forEach { target.send(Array($0.utf8), binary: binary, fragments: fragments) } }
-            return ["sent": .number(frames.count * targets.count)]
-        case "_sim/stats":
-            return ["connections": .number(connections.count), "sessions": .number(history.sessions.count),
-                    "events": .number(history.eventCount), "last_seq": .number(history.lastSeq),
-                    "max_in_flight": .number(maxInFlight), "in_flight": .number(inFlight.values.reduce(0, +)),
-                    "bytes_sent": .number(bytesSentByClosedConnections + connections.values.reduce(0) { $0 + $1.bytesSent })]
-        default:
-            throw JSONRPCError(code: -32601, message: "Unknown control method \(method)")
-        }
-    }
-
-    /// `_sim/burst`: stores the updates, then answers their seqs while a task broadcasts them to
-    /// the clients initialized now, each as fast as its socket takes them.
-    private func burst(_ params: JSONValue) throws -> JSONValue {
-        guard let session = params["session_id"]?.stringValue, let count = params["count"]?.int64Value,
-              (1...10_000_000).contains(count) else {
-            throw JSONRPCError(code: -32602, message: "_sim/burst needs session_id and count (1…10,000,000)")
-        }
-        let bytes = params["bytes"]?.int64Value ?? 1024
-        guard (1...(1 << 20)).contains(bytes) else { throw JSONRPCError(code: -32602, message: "_sim/burst: bytes must be 1…1,048,576") }
-        var burst = Burst(sessionID: session, count: Int(count), bytes: Int(bytes), withMeta: flavor == .cursor)
-        try history.append(&burst, now: Self.nowMilliseconds)
-        let targets = initialized.sorted().compactMap { connections[$0] }
-        let stored = burst
-        // Like the other broadcasts after an answer: the answer is queued first, then this runs.
-        Task { await Self.broadcast(stored, to: targets) }
-        return ["first_seq": .number(burst.firstSeq), "last_seq": .number(burst.lastSeq)]
-    }
-
-    /// Sends every update of a stored burst to each connection, one child task per connection,
-    /// each paced by its socket (a slow client holds back only itself).
-    private static func broadcast(_ burst: Burst, to connections: [SimulatorConnection]) async {
-        await withTaskGroup(of: Void.self) { group in
-            for connection in connections {
-                group.addTask { await connection.sendPaced(count: burst.count, frame: burst.notification) }
-            }
-        }
-    }
-
-    private static func frame(id: JSONValue, resultBytes: [UInt8]) -> [UInt8] {
+    static func frame(id: JSONValue, resultBytes: [UInt8]) -> [UInt8] {
         Array(#"{"jsonrpc":"2.0","id":"#.utf8) + JSONWriter.bytes(of: id) + Array(#","result":"#.utf8) + resultBytes + [UInt8(ascii: "}")]
     }
 
