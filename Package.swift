@@ -179,10 +179,17 @@ let package = Package(
             name: "ToolSupport",
             path: "tools/support"
         ),
+        // The options the benchmarks share (--events, --sessions, --directory).
+        .target(
+            name: "BenchOptions",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bench/options"
+        ),
         .executableTarget(
             name: "oa-store-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -216,6 +223,7 @@ let package = Package(
             name: "oa-bridge-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "Bridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -234,6 +242,7 @@ let package = Package(
             name: "oa-follow-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -243,6 +252,7 @@ let package = Package(
             name: "oa-sync-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "Bridge",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -254,6 +264,7 @@ let package = Package(
             name: "oa-burst-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "Bridge",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,3 +1,4 @@
+import BenchOptions
 import ArgumentParser
 import Bridge
 import Foundation
@@ -16,11 +17,9 @@ struct BridgeBenchmark: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Events in the synthetic history.")
-    var events = 1_000_000
 
-    @Option(help: "Sessions in the synthetic history.")
-    var sessions = 1000
+
+    @OptionGroup var synthetic: SyntheticHistoryOptions
 
     @Option(help: "Events per history.changes page (1…5000).")
     var pageSize = 5000
@@ -35,7 +34,7 @@ struct BridgeBenchmark: AsyncParsableCommand {
         let seedStart = ContinuousClock.now
         let simulator = try SimulatorLauncher.start(
             executable: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "oa-bridge-sim"),
-            arguments: ["--flavor", "cursor", "--port", "0", "--db", db, "--sessions", String(sessions), "--events", String(events)],
+            arguments: ["--flavor", "cursor", "--port", "0", "--db", db, "--sessions", String(synthetic.sessions), "--events", String(synthetic.events)],
             timeout: .seconds(600)
         )
         defer { simulator.process.terminate() }

@@ -1,3 +1,4 @@
+import BenchOptions
 import ArgumentParser
 import Foundation
 import ToolSupport
@@ -20,6 +21,8 @@ struct BurstBenchmark: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var workingDirectory: WorkingDirectoryOptions
+
     @Option(help: "Live updates in the burst.")
     var updates = 300_000
 
@@ -29,8 +32,6 @@ struct BurstBenchmark: AsyncParsableCommand {
     @Option(help: "The simulator's history file (seeded when new; each phase works on a copy).")
     var history: String
 
-    @Option(help: "Working directory for the copies, the mirror and oa-sync's log (default: a new temporary one, removed afterwards).")
-    var directory: String?
 
     @Option(help: "Seconds each phase may take before the benchmark gives up (default: max(60, updates/2000)).")
     var phaseTimeout: Int?
@@ -42,10 +43,9 @@ struct BurstBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let work = directory.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appending(path: "oa-burst-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { if directory == nil { try? FileManager.default.removeItem(at: work) } }
+        let working = try workingDirectory.make(for: "oa-burst-bench")
+        defer { working.removeIfTemporary() }
+        let work = working.url
         let children = Children()
         defer { children.stopAll() }
         try children.requireTools(["oa-bridge-sim", "oa-sync"])

@@ -1,3 +1,4 @@
+import BenchOptions
 import ArgumentParser
 import Foundation
 import ToolSupport
@@ -26,6 +27,8 @@ struct FollowBenchmark: ParsableCommand {
             Example: oa-follow-bench --seconds 10 --idle-seconds 10 --burst 10000
             """
     )
+
+    @OptionGroup var workingDirectory: WorkingDirectoryOptions
 
     @Option(help: "The oa-repl to run (default: the one beside this executable).")
     var repl: String?
@@ -57,8 +60,6 @@ struct FollowBenchmark: ParsableCommand {
     @Option(help: "Seconds a phase's events may take to be shown after its last commit (the burst: plus 1 s per 200 events).")
     var catchUpTimeout = 10
 
-    @Option(help: "Working directory for the mirror and oa-repl's logs (default: a new temporary one, removed afterwards).")
-    var directory: String?
 
     @Flag(help: "Print the results as JSON rather than Markdown.")
     var json = false
@@ -83,12 +84,11 @@ struct FollowBenchmark: ParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw BenchmarkFailure("no oa-repl at \(executable): build it (swift build -c release --product oa) or pass --repl PATH")
         }
-        let work = directory.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appending(path: "oa-follow-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { if directory == nil { try? FileManager.default.removeItem(at: work) } }
+        let working = try workingDirectory.make(for: "oa-follow-bench")
+        defer { working.removeIfTemporary() }
+        let work = working.url
         let mirror = work.appending(path: "mirror.sqlite").path
-        if directory != nil { removeMirror(at: mirror) }
+        if !working.isTemporary { removeMirror(at: mirror) }
 
         let writer = try MirrorWriter(path: mirror, sessions: sessions, eventsPerSession: seedEvents)
         let settings = PhaseSettings(

@@ -1,3 +1,4 @@
+import BenchOptions
 import ArgumentParser
 import Foundation
 import MirrorStore
@@ -15,17 +16,15 @@ struct StoreBenchmark: ParsableCommand {
             """
     )
 
-    @Option(help: "Number of events.")
-    var events = 1_000_000
 
-    @Option(help: "Number of sessions.")
-    var sessions = 1000
+
+    @OptionGroup var synthetic: SyntheticHistoryOptions
+
+    @OptionGroup var workingDirectory: WorkingDirectoryOptions
 
     @Option(help: "Events per appendEvents call and transaction (5,000 is the most one history.changes page holds).")
     var pageSize = 5000
 
-    @Option(help: "Working directory (default: a new temporary one, removed afterwards).")
-    var directory: String?
 
     @Flag(help: "Skip the sqlite3 shell comparison.")
     var skipShell = false
@@ -34,22 +33,19 @@ struct StoreBenchmark: ParsableCommand {
     var oneTransaction = false
 
     func run() throws {
-        let workDirectory = directory.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appending(path: "oa-store-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
-        defer {
-            if directory == nil { try? FileManager.default.removeItem(at: workDirectory) }
-        }
+        let work = try workingDirectory.make(for: "oa-store-bench")
+        defer { work.removeIfTemporary() }
+        let workDirectory = work.url
         let mirrorPath = workDirectory.appending(path: "mirror.sqlite").path
         try? FileManager.default.removeItem(atPath: mirrorPath)
 
-        report("# oa-store-bench: \(events) events, \(sessions) sessions, pages of \(pageSize)")
+        report("# oa-store-bench: \(synthetic.events) events, \(synthetic.sessions) sessions, pages of \(pageSize)")
         let storeTime = try ingestThroughStore(path: mirrorPath)
         report("| ingest | seconds | events/s |\n|---|---:|---:|")
         report("| MirrorStore.appendEvents (with FTS) | \(formatted(storeTime.seconds)) | \(rate(storeTime)) |")
 
         if !skipShell {
-            let shell = ShellIngest(directory: workDirectory, events: events, sessions: sessions, pageSize: pageSize)
+            let shell = ShellIngest(directory: workDirectory, events: synthetic.events, sessions: synthetic.sessions, pageSize: pageSize)
             let script = try shell.writeScript()
             let withFTS = try shell.run(script: script, migrations: Migration.all, name: "shell-fts.sqlite")
             report("| sqlite3 shell, one transaction (with FTS) | \(formatted(withFTS.seconds)) | \(rate(withFTS)) |")
@@ -63,7 +59,7 @@ struct StoreBenchmark: ParsableCommand {
     private func ingestThroughStore(path: String) throws -> Duration {
         let store = try MirrorStore(path: path)
         let historyKey = try store.createHistory(identity: .bridge, historyID: "store-bench", desktop: "bench", bridgeURL: nil).key
-        var history = SyntheticEvents(count: events, sessions: sessions)
+        var history = SyntheticEvents(count: synthetic.events, sessions: synthetic.sessions)
         var elapsed = Duration.zero
         let clock = ContinuousClock()
         var done = 0
@@ -75,7 +71,7 @@ struct StoreBenchmark: ParsableCommand {
                 }
                 done += page.count
                 if done % 100_000 < pageSize {
-                    progress("store: \(done)/\(events) events, \(rate(elapsed, done)) events/s")
+                    progress("store: \(done)/\(synthetic.events) events, \(rate(elapsed, done)) events/s")
                 }
             }
         }
@@ -123,7 +119,7 @@ struct StoreBenchmark: ParsableCommand {
     }
 
     private func rate(_ duration: Duration, _ count: Int? = nil) -> String {
-        String(Int(Double(count ?? events) / max(duration.seconds, 1e-9)))
+        String(Int(Double(count ?? synthetic.events) / max(duration.seconds, 1e-9)))
     }
 
     private func ms(_ sample: LatencySample, _ percentile: Double) -> String {

@@ -1,3 +1,4 @@
+import BenchOptions
 import ArgumentParser
 import Bridge
 import Foundation
@@ -24,17 +25,15 @@ struct SyncBenchmark: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Events in the synthetic history.")
-    var events = 1_000_000
 
-    @Option(help: "Sessions in the synthetic history.")
-    var sessions = 1000
+
+    @OptionGroup var synthetic: SyntheticHistoryOptions
+
+    @OptionGroup var workingDirectory: WorkingDirectoryOptions
 
     @Option(help: "The simulator's history file (seeded when new).")
     var history: String
 
-    @Option(help: "Working directory for mirrors (default: a new temporary one, removed afterwards).")
-    var directory: String?
 
     @Option(help: "Seconds of live updates at 1,000/s.")
     var liveSeconds = 5
@@ -46,14 +45,13 @@ struct SyncBenchmark: AsyncParsableCommand {
     var initialOnly = false
 
     func run() async throws {
-        let work = directory.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appending(path: "oa-sync-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { if directory == nil { try? FileManager.default.removeItem(at: work) } }
+        let working = try workingDirectory.make(for: "oa-sync-bench")
+        defer { working.removeIfTemporary() }
+        let work = working.url
         let tools = ToolPaths()
-        let simulator = try tools.startSimulator(history: history, sessions: sessions, events: events, shape: shape)
+        let simulator = try tools.startSimulator(history: history, sessions: synthetic.sessions, events: synthetic.events, shape: shape)
         defer { simulator.process.terminate() }
-        print("# oa-sync-bench: \(events) events, \(sessions) sessions (\(simulator.readyLine))\n")
+        print("# oa-sync-bench: \(synthetic.events) events, \(synthetic.sessions) sessions (\(simulator.readyLine))\n")
 
         let mirror = work.appending(path: "mirror.sqlite").path
         let initial = try tools.runSync(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
