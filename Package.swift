@@ -39,8 +39,8 @@ let package = Package(
             providers: [.apt(["libedit-dev"])]
         ),
 
-        // Avahi's client library (Debian: libavahi-client-dev), for DNS-SD discovery and
-        // advertisement: see Sources/CAvahi/shim.h for why not its dns_sd compatibility library.
+        // Avahi's client library (Debian: libavahi-client-dev), for DNS-SD discovery (Bridge) and
+        // advertisement (the simulator): see Sources/CAvahi/shim.h for why not its dns_sd compatibility library.
         // Its headers are in /usr/include (its pkg-config flags add only -D_REENTRANT, which SwiftPM refuses).
         .systemLibrary(
             name: "CAvahi",
@@ -145,9 +145,9 @@ let package = Package(
             ]
         ),
 
-        // Layer 6: the programs.
-        .executableTarget(
-            name: "oa-sync",
+        // Layer 6: the programs, as libraries the one executable runs: oa-sync's options and run…
+        .target(
+            name: "SyncProgram",
             dependencies: [
                 "Bridge",
                 "Commands",
@@ -158,8 +158,9 @@ let package = Package(
             ]
         ),
 
-        .executableTarget(
-            name: "oa-repl",
+        // …and oa-repl's.
+        .target(
+            name: "ReplProgram",
             dependencies: [
                 "CEditLine",
                 "Commands",
@@ -171,16 +172,28 @@ let package = Package(
             ]
         ),
 
+        // The one executable, linking the Swift runtime and Foundation once: oa-sync and oa-repl
+        // are links to it (it runs the program its link is named after), and `oa sync …`, `oa repl …`.
+        // SwiftPM makes no links: tools/build/link-programs, ToolSupport's ProgramLinks do.
+        .executableTarget(
+            name: "oa",
+            dependencies: [
+                "SyncProgram",
+                "ReplProgram",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // Build-time: turns schema/*.sql into Swift source inside MirrorStore.
         .executableTarget(
             name: "schema-embedder",
-            path: "tools/schema-embedder"
+            path: "tools/build/schema-embedder"
         ),
         .plugin(
             name: "EmbedSchema",
             capability: .buildTool(),
             dependencies: ["schema-embedder"],
-            path: "tools/plugins/EmbedSchema"
+            path: "tools/build/plugins/EmbedSchema"
         ),
 
         // Tools: benchmarks, probes and demos, and what they share.
@@ -189,24 +202,33 @@ let package = Package(
             dependencies: ["Primitives"],
             path: "tools/support"
         ),
+        // The options the benchmarks share (--events, --sessions, --directory).
+        .target(
+            name: "BenchOptions",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bench/options"
+        ),
         .executableTarget(
             name: "oa-store-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/store-bench"
+            path: "tools/bench/store"
         ),
         .executableTarget(
             name: "oa-store-probe",
             dependencies: ["MirrorStore"],
-            path: "tools/store-probe"
+            path: "tools/testing/store-probe"
         ),
         .executableTarget(
             name: "oa-bridge-sim",
             dependencies: [
                 "ToolSupport",
+                // Its DNS-SD advertisement (--advertise): server side, so not in Bridge.
+                "CAvahi",
                 "Bridge",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -218,16 +240,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
-            path: "tools/bridge-sim"
+            path: "tools/simulator"
         ),
         .executableTarget(
             name: "oa-bridge-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "Bridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/bridge-bench"
+            path: "tools/bench/bridge"
         ),
         .executableTarget(
             name: "oa-repl-bench",
@@ -236,38 +259,41 @@ let package = Package(
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/repl-bench"
+            path: "tools/bench/repl"
         ),
         .executableTarget(
             name: "oa-follow-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/follow-bench"
+            path: "tools/bench/follow"
         ),
         .executableTarget(
             name: "oa-sync-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "Bridge",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "tools/sync-bench",
+            path: "tools/bench/sync",
             exclude: ["sqlite-baseline.py"]
         ),
         .executableTarget(
             name: "oa-burst-bench",
             dependencies: [
                 "ToolSupport",
+                "BenchOptions",
                 "Bridge",
                 "MirrorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "tools/burst-bench"
+            path: "tools/bench/burst"
         ),
 
         .target(
@@ -285,7 +311,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DocsTests",
-            dependencies: ["TestSupport"]
+            dependencies: ["TestSupport", "ToolSupport"]
         ),
         .testTarget(
             name: "BridgeTests",

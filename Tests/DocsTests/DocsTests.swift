@@ -6,7 +6,7 @@ import Testing
 /// really accept.
 @Suite("documentation against the programs")
 struct DocsTests {
-    static let programs = ["oa-sync", "oa-repl", "oa-bridge-sim", "oa-store-bench", "oa-bridge-bench", "oa-sync-bench", "oa-burst-bench",
+    static let programs = ["oa", "oa-sync", "oa-repl", "oa-bridge-sim", "oa-store-bench", "oa-bridge-bench", "oa-sync-bench", "oa-burst-bench",
                            "oa-repl-bench", "oa-store-probe"]
 
     @Test("every program's --help says what it does, with an example", arguments: programs)
@@ -66,7 +66,7 @@ struct DocsTests {
             accepted[program] = try helpOptions(of: program).union(["--generate-completion-script"])
         }
         var checked = 0
-        for file in ["README.md", "docs/cli.md", "docs/simulator.md", "tools/demo", "tools/systemd/oa-sync.service"] {
+        for file in ["README.md", "docs/cli.md", "docs/simulator.md", "tools/demo", "tools/packaging/systemd/oa-sync.service"] {
             let text = try String(contentsOf: Repository.root.appending(path: file), encoding: .utf8)
             for line in text.split(separator: "\n") {
                 // Options inside quotes belong to REPL commands (`-c "sessions --limit 5"`).
@@ -115,7 +115,7 @@ struct DocsTests {
         try FileManager.default.createSymbolicLink(at: bin.appending(path: "oa-sync"), withDestinationURL: BuildProducts.executable("oa-sync"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-        process.arguments = ["verify", Repository.root.appending(path: "tools/systemd/oa-sync.service").path]
+        process.arguments = ["verify", Repository.root.appending(path: "tools/packaging/systemd/oa-sync.service").path]
         process.environment = ["HOME": home.url.path, "PATH": "/usr/bin:/bin", "SYSTEMD_LOG_LEVEL": "notice"]
         let errors = home.url.appending(path: "verify.err")
         #expect(FileManager.default.createFile(atPath: errors.path, contents: nil))

@@ -2,12 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The committed man pages (docs/man, written by tools/generate-man) against what the built
+/// The committed man pages (docs/man, written by tools/packaging/generate-man) against what the built
 /// programs say of themselves: a change to an option or a help text without running
-/// tools/generate-man fails here.
+/// tools/packaging/generate-man fails here.
 @Suite("man pages against the programs")
 struct ManPageTests {
-    static let programs = ["oa-sync", "oa-repl", "oa-bridge-sim"]
+    static let programs = ["oa", "oa-sync", "oa-repl", "oa-bridge-sim"]
 
     @Test("each man page has the program's abstract, discussion and options", arguments: programs)
     func pageMatchesHelp(program: String) throws {

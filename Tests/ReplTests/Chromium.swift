@@ -1,11 +1,11 @@
 import Foundation
 import TestSupport
 
-/// Debian's headless Chromium (tools/install-deps installs it), run on a local file for a bounded
+/// Debian's headless Chromium (tools/scripts/install-deps installs it), run on a local file for a bounded
 /// time: under `timeout`, which kills the browser's whole process group when it overruns.
 enum Chromium {
     struct Missing: Error, CustomStringConvertible {
-        var description: String { "chromium is not installed (/usr/bin/chromium): run tools/install-deps" }
+        var description: String { "chromium is not installed (/usr/bin/chromium): run tools/scripts/install-deps" }
     }
 
     struct Failed: Error, CustomStringConvertible {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The interactive REPL in a real terminal: `tools/repl-terminal-check` drives it through tmux.
+/// The interactive REPL in a real terminal: `tools/scripts/repl-terminal-check` drives it through tmux.
 @Suite("oa-repl on a terminal", .timeLimit(.minutes(2)))
 struct TerminalTests {
     @Test("completion, .mode, history across runs and colour rules, typed through tmux")
@@ -10,7 +10,7 @@ struct TerminalTests {
         let directory = try TemporaryDirectory()
         let mirror = try await SampleMirror.copy(in: directory)
         let process = Process()
-        process.executableURL = Repository.root.appending(path: "tools/repl-terminal-check")
+        process.executableURL = Repository.root.appending(path: "tools/scripts/repl-terminal-check")
         process.arguments = [BuildProducts.executable("oa-repl").path, mirror]
         // Files, not pipes: nothing the script starts can keep a pipe open and stall the reader.
         let output = directory.url.appending(path: "check.out")
@@ -25,10 +25,10 @@ struct TerminalTests {
         let report = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         guard let status else {
             await end.kill()
-            Issue.record("tools/repl-terminal-check did not end within 100 s:\n\(report)")
+            Issue.record("tools/scripts/repl-terminal-check did not end within 100 s:\n\(report)")
             return
         }
-        #expect(status == 0, "tools/repl-terminal-check failed:\n\(report)")
+        #expect(status == 0, "tools/scripts/repl-terminal-check failed:\n\(report)")
         #expect(report.hasPrefix("ok: "), "\(report)")
     }
 }

@@ -45,7 +45,7 @@ struct SecureBridgeTests {
     @Test("trust on first use, then a changed certificate refused with exit 5 and the mirror kept; an explicit pin accepted")
     func pinning() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
-            Issue.record("openssl is not installed (tools/install-deps installs it): the certificates cannot be made")
+            Issue.record("openssl is not installed (tools/scripts/install-deps installs it): the certificates cannot be made")
             return
         }
         let directory = try TemporaryDirectory()

@@ -29,7 +29,7 @@ public final class AvahiNamespace {
     public init(withAvahi: Bool = true) async throws {
         guard Self.missingTools.isEmpty else {
             throw NamespaceError(description: "a DNS-SD test's namespace needs \(Self.missingTools.joined(separator: ", ")), "
-                + "which are not installed: run tools/install-deps")
+                + "which are not installed: run tools/scripts/install-deps")
         }
         directory = try TemporaryDirectory()
         let busSocket = directory.path("bus.sock")

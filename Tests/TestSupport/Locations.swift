@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Where the repository and its neighbours are, found from this file's path.
 public enum Repository {
@@ -9,7 +10,8 @@ public enum Repository {
     public static let stockFixtures = root.appending(path: "Tests/Fixtures/stock")
 }
 
-/// The directory holding the package's built executables (beside the test bundle).
+/// The directory holding the package's built executables (beside the test bundle), with the
+/// links `oa-sync` and `oa-repl` to `oa` made in it the first time it is asked for.
 public enum BuildProducts {
     public static let directory: URL = {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -18,7 +20,14 @@ public enum BuildProducts {
         while url.pathComponents.count > 1, url.pathExtension != "xctest" {
             url.deleteLastPathComponent()
         }
-        return url.deletingLastPathComponent()
+        let directory = url.deletingLastPathComponent()
+        do {
+            try ProgramLinks.make(in: directory)
+        } catch {
+            // The tests that run oa-sync or oa-repl then fail for want of it, after this line.
+            FileHandle.standardError.write(Data("TestSupport: \(error)\n".utf8))
+        }
+        return directory
     }()
 
     public static func executable(_ name: String) -> URL {

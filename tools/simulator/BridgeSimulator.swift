@@ -1,0 +1,292 @@
+import Bridge
+import ToolSupport
+import Foundation
+import Logging
+
+/// The simulated desktop bridge: routes every client's frames, keeps the history, broadcasts
+/// updates, and obeys the `_sim/*` control methods that tests and benchmarks use.
+actor BridgeSimulator {
+    let flavor: Flavor
+    let history: SimulatorHistory
+    let logger: Logger
+    var connections: [Int: SimulatorConnection] = [:]
+    var initialized: Set<Int> = []
+    private var nextConnectionID = 1
+    var refuseUntil: ContinuousClock.Instant?
+    var replyDelay: Duration = .zero
+    var closeAfterFrames: Int?
+    var largeMessages = SimulatorConnection.LargeMessages()
+    var prompts: [JSONValue] = []
+    /// The `client_info` of every `initialize`, in arrival order (`_sim/clients`).
+    var clients: [JSONValue] = []
+    /// Requests received and not yet answered, per connection; and the most seen at once.
+    var inFlight: [Int: Int] = [:]
+    var maxInFlight = 0
+    var bytesSentByClosedConnections = 0
+    private var encodingRandom = SplitMix64(seed: 0x5EED)
+    /// Stock bridges handle one request at a time: requests take tickets in arrival order.
+    private var nextTicket = 0
+    private var nowServing = 0
+    private var requestWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// What the simulator starts after an answer, or beside the connection's reading: child
+    /// tasks of `runTasks()`, which lives as long as the server.
+    let tasks = SimulatorTasks()
+
+    /// The history-cursor extension's version the cursor flavour speaks: 2 names the history
+    /// (`history_id`), 1 does not.
+    let historyCursorVersion: Int
+
+    init(flavor: Flavor, history: SimulatorHistory, historyCursorVersion: Int = 2, logger: Logger) {
+        self.flavor = flavor
+        self.history = history
+        self.historyCursorVersion = historyCursorVersion
+        self.logger = logger
+    }
+
+    var summary: String { "\(history.sessions.count) sessions, \(history.eventCount) events" }
+
+    // MARK: Connections
+
+    /// False while `_sim/refuse_connections` is in force.
+    func acceptsConnections() -> Bool {
+        guard let refuseUntil else { return true }
+        return ContinuousClock.now >= refuseUntil
+    }
+
+    func register(_ makeConnection: (Int, SimulatorConnection.LargeMessages) -> SimulatorConnection) -> (SimulatorConnection, closeAfterFrames: Int?) {
+        let connection = makeConnection(nextConnectionID, largeMessages)
+        nextConnectionID += 1
+        connections[connection.id] = connection
+        return (connection, closeAfterFrames)
+    }
+
+    func unregister(_ connection: SimulatorConnection) {
+        bytesSentByClosedConnections += connection.bytesSent
+        connections.removeValue(forKey: connection.id)
+        initialized.remove(connection.id)
+        connection.finish()
+    }
+
+    /// Handles one frame from a client.
+    func receive(_ bytes: [UInt8], from connection: SimulatorConnection) async {
+        guard let frame = try? Frame(bytes: bytes), let method = frame.json["method"]?.stringValue else { return }
+        guard let id = frame.json["id"], !id.isNull else { return }  // notifications get no answer
+        let params = frame.json["params"] ?? [:]
+        guard initialized.contains(connection.id) || method == BridgeMethod.initialize else { return }
+        if method.hasPrefix("_sim/") {
+            // Control methods are not part of the simulated bridge: no delay, no queueing.
+            await answer(method: method, id: id, params: params, connection: connection, delay: .zero)
+            return
+        }
+        // Counted on arrival: a client that pipelines on a stock bridge shows here.
+        inFlight[connection.id, default: 0] += 1
+        maxInFlight = max(maxInFlight, inFlight[connection.id, default: 0])
+        let delay = replyDelay
+        let ticket = nextTicket
+        nextTicket += 1
+        // Every request is handled in a child task of its own, so that the connection's next frames are
+        // read meanwhile; a stock bridge still handles one request at a time, in arrival order.
+        tasks.start {
+            if self.flavor == .stock { await self.waitForTurn(ticket) }
+            await self.answer(method: method, id: id, params: params, connection: connection, delay: delay)
+            if self.flavor == .stock { await self.endTurn() }
+            await self.requestEnded(on: connection.id)
+        }
+    }
+
+    /// A request of `connectionID` was answered (or its connection was gone).
+    private func requestEnded(on connectionID: Int) {
+        inFlight[connectionID, default: 1] -= 1
+    }
+
+    /// Runs what the simulator starts (requests, broadcasts after an answer) as child tasks,
+    /// until the calling task is cancelled; then returns once they have ended.
+    nonisolated func runTasks() async {
+        await tasks.run()
+    }
+
+    /// Waits until every request that arrived before `ticket` was answered.
+    private func waitForTurn(_ ticket: Int) async {
+        if ticket == nowServing { return }
+        await withCheckedContinuation { requestWaiters[ticket] = $0 }
+    }
+
+    private func endTurn() {
+        nowServing += 1
+        requestWaiters.removeValue(forKey: nowServing)?.resume()
+    }
+
+    private func answer(method: String, id: JSONValue, params: JSONValue, connection: SimulatorConnection, delay: Duration) async {
+        // A delayed answer to a connection that is gone is never sent; stop waiting for it early.
+        let deadline = ContinuousClock.now + delay
+        while ContinuousClock.now < deadline, connection.isOpen, !Task.isCancelled {
+            try? await Task.sleep(for: min(.milliseconds(20), deadline - ContinuousClock.now))
+        }
+        guard connection.isOpen else { return }
+        let echoed = StockEncoding.echoedID(id)
+        do {
+            guard let result = try await result(of: method, params: params, connection: connection) else { return }
+            connection.send(Self.frame(id: echoed, resultBytes: result))
+        } catch let error as JSONRPCError {
+            let body: JSONValue = ["jsonrpc": "2.0", "id": echoed,
+                                   "error": ["code": .number(error.code), "message": .string(error.message)]]
+            connection.send(JSONWriter.bytes(of: body))
+        } catch {
+            logger.error("request failed", metadata: ["method": "\(method)", "error": "\(error)"])
+            let body: JSONValue = ["jsonrpc": "2.0", "id": echoed, "error": ["code": -32603, "message": .string("\(error)")]]
+            connection.send(JSONWriter.bytes(of: body))
+        }
+    }
+
+    /// The result's JSON bytes, or nil for a method the bridge does not answer.
+    private func result(of method: String, params: JSONValue, connection: SimulatorConnection) async throws -> [UInt8]? {
+        switch method {
+        case BridgeMethod.initialize:
+            initialized.insert(connection.id)
+            clients.append(params["client_info"] ?? .null)
+            return JSONWriter.bytes(of: initializeResult)
+        case BridgeMethod.recentSessions:
+            return JSONWriter.bytes(of: .array(history.recentSessions(limit: 10).map { session in
+                ["session_id": .string(session.id), "last_ts": .number(session.stats.lastTS),
+                 "message_count": .number(session.stats.count)]
+            }))
+        case BridgeMethod.sessionTimeline:
+            return try timeline(params)
+        case BridgeMethod.threadsList:
+            return JSONWriter.bytes(of: threads(params))
+        case BridgeMethod.sessionNew:
+            return try newSession(mode: "codex", id: UUID().uuidString)
+        case BridgeMethod.sessionPrompt:
+            return try prompt(params)
+        case BridgeMethod.sessionCancel:
+            guard params["session_id"]?.stringValue != nil else { throw JSONRPCError(code: -32602, message: "Missing required parameter: session_id") }
+            return JSONWriter.bytes(of: ["status": "no_active_session"])
+        case BridgeMethod.sessionSetMode:
+            guard let session = params["session_id"]?.stringValue, let mode = params["mode_id"]?.stringValue else {
+                throw JSONRPCError(code: -32602, message: "Invalid session/set_mode parameters")
+            }
+            try publish([(session, modeUpdate(mode))])
+            return JSONWriter.bytes(of: [:])
+        case BridgeMethod.historyChanges where flavor == .cursor:
+            return try changes(params)
+        case BridgeMethod.historySessions where flavor == .cursor:
+            return JSONWriter.bytes(of: sessionsPage(params))
+        case let control where control.hasPrefix("_sim/"):
+            return try JSONWriter.bytes(of: self.control(control, params: params, connection: connection))
+        default:
+            return nil  // the stock bridge never answers a method it does not know
+        }
+    }
+
+    private var initializeResult: JSONValue {
+        var extensions: [JSONMember] = [JSONMember("orchestrate_explore", true)]
+        if flavor == .cursor {
+            extensions += [JSONMember("history_cursor", .number(Int64(historyCursorVersion))), JSONMember("pipelining", true)]
+            if historyCursorVersion >= 2 { extensions.append(JSONMember("history_id", .string(history.historyID))) }
+        }
+        return [
+            "protocol_version": "0.2.2",
+            "agent_capabilities": [
+                "load_session": false,
+                "prompt_capabilities": ["image": false, "audio": false, "embedded_context": false],
+                "mcp_capabilities": ["http": false, "sse": false],
+                "ext_capabilities": .object(extensions),
+            ],
+            "auth_methods": [],
+            "agent_info": ["name": "openagents-mac", "title": "OpenAgents macOS (simulated)", "version": "0.1.0"],
+            "_meta": ["working_directory": "/Users/sim/code/project"],
+        ]
+    }
+
+    // MARK: History methods
+
+    private func timeline(_ params: JSONValue) throws -> [UInt8] {
+        guard let session = params["session_id"]?.stringValue else {
+            throw JSONRPCError(code: -32602, message: "Missing required parameter: session_id")
+        }
+        var events = try history.timeline(sessionID: session, limit: params["limit"]?.int64Value.map(Int.init))
+        // Events of the same millisecond have no stable order on the desktop.
+        var start = 0
+        while start < events.count {
+            var end = start + 1
+            while end < events.count, events[end].ts == events[start].ts { end += 1 }
+            events[start..<end].shuffle(using: &encodingRandom)
+            start = end
+        }
+        var items: [JSONValue] = []
+        items.reserveCapacity(events.count)
+        for event in events {
+            guard let update = try? JSONParser.parse(event.updateJSON), StockEncoding.isDecodable(update) else { continue }
+            items.append(["session_id": .string(session), "update": StockEncoding.reencoded(update, using: &encodingRandom)])
+        }
+        return JSONWriter.bytes(of: .array(items))
+    }
+
+    private func changes(_ params: JSONValue) throws -> [UInt8] {
+        let since = max(params["since"]?.int64Value ?? 0, 0)
+        let limit = Int(min(max(params["limit"]?.int64Value ?? 1000, 1), 5000))
+        let events = try history.changes(since: since, limit: limit)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(events.reduce(64) { $0 + $1.event.updateJSON.count + 96 })
+        bytes += #"{"items":["#.utf8
+        var first = true
+        // A page holds many events of each session: each id is encoded once.
+        var encodedSessionIDs: [String: [UInt8]] = [:]
+        for (event, isJSON) in events where isJSON {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            bytes += #"{"seq":\#(event.seq),"session_id":"#.utf8
+            if encodedSessionIDs[event.sessionID] == nil {
+                encodedSessionIDs[event.sessionID] = JSONWriter.bytes(of: .string(event.sessionID))
+            }
+            bytes += encodedSessionIDs[event.sessionID] ?? []
+            bytes += #","ts":\#(event.ts),"update":"#.utf8
+            bytes += event.updateJSON
+            bytes.append(UInt8(ascii: "}"))
+        }
+        let next = events.last?.event.seq ?? since
+        let hasMore = next < history.lastSeq
+        bytes += Array(#"],"next":\#(next),"has_more":\#(hasMore)}"#.utf8)
+        return bytes
+    }
+
+    private func sessionsPage(_ params: JSONValue) -> JSONValue {
+        let limit = Int(min(max(params["limit"]?.int64Value ?? 1000, 1), 1000))
+        let after = params["after"]?.stringValue ?? ""
+        let ids = history.sessions.keys.filter { $0 > after }.sorted()
+        let page = ids.prefix(limit)
+        let items: [JSONValue] = page.compactMap { id in
+            guard let stats = history.sessions[id] else { return nil }
+            var members = [JSONMember("session_id", .string(id)), JSONMember("last_ts", .number(stats.lastTS)),
+                           JSONMember("message_count", .number(stats.count)), JSONMember("last_seq", .number(stats.lastSeq))]
+            if let title = stats.title { members.append(JSONMember("title", .string(title))) }
+            if let mode = stats.mode { members.append(JSONMember("mode", .string(mode))) }
+            return .object(members)
+        }
+        let next: JSONValue = ids.count > limit ? page.last.map { .string($0) } ?? .null : .null
+        return ["items": .array(items), "next": next]
+    }
+
+    private func threads(_ params: JSONValue) -> JSONValue {
+        let topK = Int(min(max(params["topK"]?.int64Value ?? 10, 1), 10))
+        let items: [JSONValue] = (0..<12).map { index in
+            let updated = Int64(1_730_716_000_000 - index * 3_600_000)
+            var members = [JSONMember("id", .string("rollout-sim-\(index)")), JSONMember("source", index % 3 == 0 ? "claude_code" : "codex"),
+                           JSONMember("updated_at", .number(updated))]
+            if index % 2 == 0 {
+                members += [JSONMember("title", .string("Simulated thread \(index)")), JSONMember("created_at", .number(updated - 900_000)),
+                            JSONMember("last_message_ts", .number(updated - 10_000)), JSONMember("message_count", .number(index * 7 + 3))]
+            }
+            return .object(members)
+        }
+        return ["items": .array(Array(items.prefix(topK)))]
+    }
+
+    static func frame(id: JSONValue, resultBytes: [UInt8]) -> [UInt8] {
+        Array(#"{"jsonrpc":"2.0","id":"#.utf8) + JSONWriter.bytes(of: id) + Array(#","result":"#.utf8) + resultBytes + [UInt8(ascii: "}")]
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+}
