@@ -1,13 +1,20 @@
 import Bridge
 
 /// How many events the next `tinyvex/history.changes` page asks for, adapted to the bytes pages
-/// hold: a page aims at `targetBytes` (a quarter of the message limit, at most 4 MiB), so pages
+/// hold: a page aims at `targetBytes` (a quarter of the message limit, at most 1 MiB), so pages
 /// get smaller after a large one and larger again (doubling at most, page by page) after small
 /// ones, within `range`. A page the client refused as over the message limit is asked for again
 /// smaller (`shrink`), down to one event.
 struct PageSizer: Sendable, Equatable {
     /// The sizes a page may have (the bridge serves at most 5,000 events a page).
     static let range = 1...5000
+
+    /// The most bytes a page aims at, whatever the limit. A page is decoded whole into a tree of
+    /// values several times its size before it is packed, so this bounds the catch-up's memory:
+    /// pages of 4 MiB peaked at 164 MiB on 100,000 events of 1 KB, pages of 1 MiB at 118 MiB, and
+    /// the realistic history went no slower (docs/benchmarks.md). Requests are pipelined, so
+    /// smaller pages cost no round trips.
+    static let largestTarget = 1 << 20
 
     /// The bytes a page aims at.
     let targetBytes: Int
@@ -18,7 +25,7 @@ struct PageSizer: Sendable, Equatable {
     ///   - start: the first page's size (clamped to `range`).
     ///   - messageLimit: the client's message limit, in bytes.
     init(start: Int, messageLimit: Int) {
-        targetBytes = max(1, min(4 << 20, messageLimit / 4))
+        targetBytes = max(1, min(Self.largestTarget, messageLimit / 4))
         size = Self.clamp(start)
     }
 

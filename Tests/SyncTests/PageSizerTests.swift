@@ -7,9 +7,9 @@ struct PageSizerTests {
     @Test("pages get smaller after large events and larger again, doubling at most, within 1…5000")
     func adapts() {
         var sizer = PageSizer(start: 2000, messageLimit: 128 << 20)
-        #expect(sizer.targetBytes == 4 << 20)
+        #expect(sizer.targetBytes == 1 << 20)
         sizer.observe(events: 2000, bytes: 2000 * 100_000)
-        #expect(sizer.size == 41, "4 MiB of 100 KB events")
+        #expect(sizer.size == 10, "1 MiB of 100 KB events")
         sizer.observe(events: 41, bytes: 41 * 8 << 20)
         #expect(sizer.size == 1, "an event larger than the target: pages of one")
         sizer.observe(events: 1, bytes: 150)
