@@ -52,6 +52,21 @@ public final class OneShot<Value: Sendable>: Sendable {
         await suspend(cancellable: true)
     }
 
+    /// The value, once the signal is settled; nil when `timeout` passes first, or the calling
+    /// task is cancelled (the signal stays as it was).
+    public func value(within timeout: Duration) async -> Value? {
+        await withTaskGroup(of: Value?.self) { group in
+            group.addTask { await self.valueUnlessCancelled() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? settledValue
+        }
+    }
+
     /// How many tasks are suspended waiting for the value: what tests read to know that a waiter
     /// is waiting before they settle the signal.
     public var suspendedWaiters: Int { state.withLock { $0.waiters.count } }

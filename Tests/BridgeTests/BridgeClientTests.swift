@@ -9,14 +9,14 @@ struct BridgeClientTests {
     static let flavors = ["stock", "cursor"]
 
     /// A simulator serving a copy of the sample desktop history.
-    func sampleSimulator(_ flavor: String, in directory: TemporaryDirectory) throws -> SimulatorProcess {
-        try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
+    func sampleSimulator(_ flavor: String, in directory: TemporaryDirectory) async throws -> SimulatorProcess {
+        try await SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
     }
 
     @Test("the handshake reads the bridge's capabilities", arguments: flavors)
     func handshake(flavor: String) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator(flavor, in: directory)
+        let simulator = try await sampleSimulator(flavor, in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             let capabilities = await client.capabilities
             #expect(capabilities.protocolVersion == "0.2.2")
@@ -28,7 +28,7 @@ struct BridgeClientTests {
     @Test("history methods serve the sample database", arguments: flavors)
     func historyMethods(flavor: String) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator(flavor, in: directory)
+        let simulator = try await sampleSimulator(flavor, in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             let recent = try await client.recentSessions()
             #expect(recent.count == 10, "a stock bridge lists the 10 most recent sessions only")
@@ -56,7 +56,7 @@ struct BridgeClientTests {
     @Test("the history-cursor extension pages every event and lists every session")
     func cursorExtension() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("cursor", in: directory)
+        let simulator = try await sampleSimulator("cursor", in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             var seqs: [Int64] = []
             var since: Int64 = 0
@@ -84,7 +84,7 @@ struct BridgeClientTests {
     @Test("session methods behave like the desktop's, and their updates arrive", arguments: flavors)
     func sessionMethods(flavor: String) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator(flavor, in: directory)
+        let simulator = try await sampleSimulator(flavor, in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             var updates = client.notifications.makeAsyncIterator()
 
@@ -122,7 +122,7 @@ struct BridgeClientTests {
     @Test("a repeated client_message_id is run once (cursor flavour)")
     func idempotentPrompt() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("cursor", in: directory)
+        let simulator = try await sampleSimulator("cursor", in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             let session = try await client.newSession()
             let first = try await client.prompt(sessionID: session, text: "once", clientMessageID: "cm-1")
@@ -138,7 +138,7 @@ struct BridgeClientTests {
     @Test("a method the bridge ignores times out, and the client goes on", arguments: flavors)
     func ignoredMethodTimesOut(flavor: String) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator(flavor, in: directory)
+        let simulator = try await sampleSimulator(flavor, in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client async throws in
             await #expect(throws: BridgeError.timedOut(method: "tinyvex/history.deleteSession", after: .milliseconds(300))) {
                 try await client.call("tinyvex/history.deleteSession", params: ["session_id": "x"], timeout: .milliseconds(300))
@@ -155,7 +155,7 @@ struct BridgeClientTests {
     @Test("a dropped connection fails every waiting request at once", arguments: flavors)
     func droppedConnection(flavor: String) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator(flavor, in: directory)
+        let simulator = try await sampleSimulator(flavor, in: directory)
         // Requests that would wait 2 minutes (`forTests`): failing well before that is failing
         // with the socket, even on a machine whose other tests hold the cooperative pool for seconds.
         let options = BridgeClientOptions.forTests
@@ -181,7 +181,7 @@ struct BridgeClientTests {
     @Test("notifications arrive in order", arguments: flavors)
     func notificationsInOrder(flavor: String) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator(flavor, in: directory)
+        let simulator = try await sampleSimulator(flavor, in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             try await SimulatorControl.withConnection(to: simulator.url) { control in
                 let texts = (0..<300).map { "chunk \($0)" }
@@ -202,7 +202,7 @@ struct BridgeClientTests {
     @Test("a 20 MiB timeline comes in one frame and decodes")
     func largeTimeline() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         let piece = String(repeating: "0123456789abcdef", count: 65_536)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             for index in 0..<21 {
@@ -223,7 +223,7 @@ struct BridgeClientTests {
     @Test("garbage frames neither crash nor wedge the client", arguments: flavors)
     func garbageFrames(flavor: String) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator(flavor, in: directory)
+        let simulator = try await sampleSimulator(flavor, in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             let garbage = [
                 "not json at all", "[1,2,3]", "[]", "null", "\"just a string\"", #"{"jsonrpc":"2.0"}"#,
@@ -256,7 +256,7 @@ struct BridgeClientTests {
     @Test("the stock bridge is silent until initialize, and echoes integer-like ids as numbers")
     func silenceBeforeInitialize() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         let answers = try await WebSocketConnection.withConnection(
             url: simulator.url, maximumMessageSize: 1 << 20, maximumStreamedSize: 1 << 20, keepaliveInterval: nil, closeTimeout: .seconds(15),
             openDeadline: .now + .seconds(20), logger: .init(label: "test")
@@ -279,7 +279,7 @@ struct BridgeClientTests {
     @Test("an unreachable bridge and a bad URL fail with clear errors")
     func connectionErrors() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         let url = simulator.url
         await simulator.kill()
         // The handshake timeout runs from the call: the test machine's long one, so that a loaded

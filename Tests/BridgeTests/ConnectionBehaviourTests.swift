@@ -6,14 +6,14 @@ import Testing
 /// How the client behaves when the network or the bridge misbehaves.
 @Suite("Connection behaviour", .timeLimit(.minutes(2)))
 struct ConnectionBehaviourTests {
-    func sampleSimulator(_ flavor: String, in directory: TemporaryDirectory) throws -> SimulatorProcess {
-        try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
+    func sampleSimulator(_ flavor: String, in directory: TemporaryDirectory) async throws -> SimulatorProcess {
+        try await SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
     }
 
     @Test("one request at a time on a stock bridge; several with pipelining", arguments: ["stock", "cursor"])
     func requestsInFlight(flavor: String) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator(flavor, in: directory)
+        let simulator = try await sampleSimulator(flavor, in: directory)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
                 try await control.call("set_reply_delay", ["ms": 200])
@@ -34,7 +34,7 @@ struct ConnectionBehaviourTests {
     @Test("a message in two frames arrives whole; a fragment out of sequence ends the connection")
     func fragmentSequences() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("cursor", in: directory)
+        let simulator = try await sampleSimulator("cursor", in: directory)
         let update = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"S","update":"#
             + #"{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in two frames"}}}}}"#
         let whole = try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
@@ -62,7 +62,7 @@ struct ConnectionBehaviourTests {
     @Test("a bridge that stops answering, pings included, is found dead by keepalive")
     func keepaliveFindsADeadBridge() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         let options = BridgeClientOptions(firstHandshakeTimeout: .seconds(20), requestTimeout: .seconds(120), keepaliveInterval: .milliseconds(300))
         try await BridgeClient.withConnection(to: simulator.url, options: options) { client in
             simulator.freeze()
@@ -80,7 +80,7 @@ struct ConnectionBehaviourTests {
     @Test("a bridge that never completes the WebSocket upgrade fails the handshake in time")
     func handshakeTimeout() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         simulator.freeze()
         defer { simulator.thaw() }
         let options = BridgeClientOptions(firstHandshakeTimeout: .milliseconds(400), retryHandshakeTimeout: .milliseconds(700))
@@ -95,7 +95,7 @@ struct ConnectionBehaviourTests {
     @Test("a bridge that accepts the socket but never answers initialize fails the handshake in time")
     func initializeUnanswered() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("set_reply_delay", ["ms": 60_000])
             let options = BridgeClientOptions(firstHandshakeTimeout: .milliseconds(400))
@@ -108,7 +108,7 @@ struct ConnectionBehaviourTests {
     @Test("a known method timing out on a stock bridge closes the connection; an unknown one does not")
     func timeoutOfAKnownMethod() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
                 await #expect(throws: BridgeError.self) { try await client.call("no/such_method", timeout: .milliseconds(200)) }
@@ -125,7 +125,7 @@ struct ConnectionBehaviourTests {
     @Test("a cancelled request ends at once and the client goes on")
     func cancellation() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("cursor", in: directory)
+        let simulator = try await sampleSimulator("cursor", in: directory)
         // A request that would wait 2 minutes (`forTests`): ending well before that is ending at
         // the cancellation, even on a machine whose other tests hold the cooperative pool for seconds.
         let options = BridgeClientOptions.forTests
@@ -148,7 +148,7 @@ struct ConnectionBehaviourTests {
     @Test("refused connections fail to connect, and connect again once allowed")
     func refusedConnections() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("refuse_connections", ["ms": 60_000])
             await #expect(throws: BridgeError.self) { try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { _ in } }
@@ -162,7 +162,7 @@ struct ConnectionBehaviourTests {
     @Test("a connection closed after N frames fails what is still waiting")
     func closeAfterFrames() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("close_after_frames", ["frames": 3])
             try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
@@ -180,7 +180,7 @@ struct ConnectionBehaviourTests {
     @Test("JSON in binary frames is read like text frames")
     func binaryFrames() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try sampleSimulator("stock", in: directory)
+        let simulator = try await sampleSimulator("stock", in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             let update = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"B","update":{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in binary"}}}}}"#
             _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "binary": true])

@@ -39,6 +39,21 @@ struct OneShotTests {
         #expect(await stillWaiting.value != nil)
     }
 
+    @Test("a wait with a deadline gets the value settled while it waits, or nil once the deadline passed")
+    func deadline() async throws {
+        let signal = OneShot<Int>()
+        let waiter = Task { await signal.value(within: .seconds(60)) }
+        try await waitUntilSuspended(1, "the waiter with a deadline") { signal.suspendedWaiters }
+        signal.settle(5)
+        #expect(await waiter.value == 5)
+
+        let unsettled = OneShot<Int>()
+        let start = ContinuousClock.now
+        #expect(await unsettled.value(within: .milliseconds(50)) == nil)
+        #expect(ContinuousClock.now - start >= .milliseconds(50))
+        #expect(unsettled.suspendedWaiters == 0, "the waiter left when the deadline passed")
+    }
+
     @Test("a task cancelled before it waits gets nil at once")
     func cancelledBeforeWaiting() async {
         let signal = OneShot<Int>()

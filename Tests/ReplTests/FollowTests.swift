@@ -15,7 +15,7 @@ struct FollowTests {
     @Test("a follower started before the mirror exists gets every event once, in order, across an oa-sync restart")
     func acrossRestart() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
         let (follower, answer) = try await ReplSession.subscriber(of: mirror, ["after": "start"])
         #expect(answer["result"]?["subscription"]?.int64Value == 1)

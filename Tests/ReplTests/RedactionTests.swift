@@ -181,7 +181,7 @@ struct SyncLogTests {
     @Test("secrets streamed by the desktop, split across chunks, never reach oa-sync's log; show redacts them")
     func verboseSync() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
         var updates: [JSONValue] = []
         for secret in PlantedSecrets.all {

@@ -39,7 +39,7 @@ enum SampleMirror {
         let directory = try TemporaryDirectory()
         let keep = directory.url.deletingLastPathComponent().appending(path: "oa-repl-sample-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = keep.appending(path: "mirror.sqlite").path
         let outcome = try await ProgramRun.runOffPool(BuildProducts.executable("oa-sync"),
                                                       ["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])

@@ -14,14 +14,14 @@ struct ArchiveSyncTests {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
         let options = ["--history-cursor-version", String(version)]
-        let before = try SimulatorProcess(flavor: "cursor", database: directory.path("before.sqlite"), seed: (6, 1800),
+        let before = try await SimulatorProcess(flavor: "cursor", database: directory.path("before.sqlite"), seed: (6, 1800),
                                           extraArguments: options)
         let first = try await OASyncProcess.run(["--bridge", before.url, "--db", mirror, "--name", "desk", "--once"])
         #expect(first.status == 0, "\(first.standardError)")
         try await before.stop()
 
         // Another seed: a reinstalled desktop's sessions have new ids.
-        let after = try SimulatorProcess(flavor: "cursor", database: directory.path("after.sqlite"), seed: (3, 300),
+        let after = try await SimulatorProcess(flavor: "cursor", database: directory.path("after.sqlite"), seed: (3, 300),
                                          extraArguments: options + ["--seed", "7"])
         let second = try await OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
         #expect(second.status == 0, "\(second.standardError)")
@@ -55,11 +55,11 @@ struct ArchiveSyncTests {
     func stockReinstall() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        let before = try SimulatorProcess(flavor: "stock", database: directory.path("before.sqlite"), seed: (4, 200))
+        let before = try await SimulatorProcess(flavor: "stock", database: directory.path("before.sqlite"), seed: (4, 200))
         #expect(try await OASyncProcess.run(["--bridge", before.url, "--db", mirror, "--name", "desk", "--once"]).status == 0)
         let mirroredBefore = try MirrorStore(path: mirror, mode: .readOnly).counts().events
         try await before.stop()
-        let after = try SimulatorProcess(flavor: "stock", database: directory.path("after.sqlite"), seed: (2, 80),
+        let after = try await SimulatorProcess(flavor: "stock", database: directory.path("after.sqlite"), seed: (2, 80),
                                          extraArguments: ["--seed", "7"])
         let second = try await OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
         #expect(second.status == 0, "\(second.standardError)")
@@ -77,8 +77,8 @@ struct ArchiveSyncTests {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
         let options = ["--history-cursor-version", String(version)]
-        let work = try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (5, 900), extraArguments: options)
-        let home = try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (4, 400),
+        let work = try await SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (5, 900), extraArguments: options)
+        let home = try await SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (4, 400),
                                         extraArguments: options + ["--seed", "11"])
         for round in 0..<3 {
             for (name, simulator) in [("work", work), ("home", home)] {
@@ -152,7 +152,7 @@ struct ArchiveSyncTests {
 private func pruneAndDelete(flavor: String, in directory: TemporaryDirectory) async throws
     -> (mirror: String, simulator: SimulatorProcess, second: OASyncProcess.Outcome) {
     let mirror = directory.path("mirror.sqlite")
-    let simulator = try SimulatorProcess(flavor: flavor, database: directory.path("\(flavor).sqlite"))
+    let simulator = try await SimulatorProcess(flavor: flavor, database: directory.path("\(flavor).sqlite"))
     try await SimulatorControl.withConnection(to: simulator.url) { control in
         try await control.append("PRUNED", (1...60).map { SimulatorControl.chunk("event \($0) ") })
         try await control.append("DELETED", (1...5).map { SimulatorControl.chunk("doomed \($0) ") })

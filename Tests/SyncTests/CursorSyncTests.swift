@@ -10,7 +10,7 @@ struct CursorSyncTests {
     @Test("the first sync mirrors the history exactly, and a second one adds nothing")
     func initialSync() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (40, 6000))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (40, 6000))
         let mirror = directory.path("mirror.sqlite")
         let first = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--changes-page-size", "700"])
         #expect(first.status == 0, "\(first.standardError)")
@@ -46,7 +46,7 @@ struct CursorSyncTests {
             INSERT INTO acp_events (session_id, seq, ts, update_json)
                 SELECT session_id, 2000 + event_id, ts, update_json FROM acp_events WHERE event_id <= 5;
             """)
-        let simulator = try SimulatorProcess(flavor: "cursor", database: history)
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: history)
         let mirror = directory.path("mirror.sqlite")
         let outcome = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once", "--changes-page-size", "10"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -99,7 +99,7 @@ struct CursorSyncTests {
     @Test("a burst of live updates while oa-sync pages its catch-up: no deadlock, nothing lost, nothing twice")
     func burstDuringCatchUp() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (20, 20_000))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (20, 20_000))
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("create_session", ["session_id": "BURST"])
             let mirror = directory.path("mirror.sqlite")
@@ -137,7 +137,7 @@ struct CursorSyncTests {
     @Test("connections dropped after every N frames still converge, without duplicates", arguments: [3, 5, 11])
     func droppedEveryNFrames(frames: Int) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (20, 3000))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (20, 3000))
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("close_after_frames", ["frames": .number(frames)])
             let mirror = directory.path("mirror.sqlite")
@@ -153,7 +153,7 @@ struct CursorSyncTests {
     func killsDuringInitialSync() async throws {
         let directory = try TemporaryDirectory()
         let history = directory.path("history.sqlite")
-        var simulator = try SimulatorProcess(flavor: "cursor", database: history, seed: (50, 30_000))
+        var simulator = try await SimulatorProcess(flavor: "cursor", database: history, seed: (50, 30_000))
         let port = simulator.port
         let mirror = directory.path("mirror.sqlite")
         var seen: Int64 = 0
@@ -165,7 +165,7 @@ struct CursorSyncTests {
                 await sync.kill()
             } else {
                 await simulator.kill()
-                simulator = try SimulatorProcess(flavor: "cursor", database: history, port: port)
+                simulator = try await SimulatorProcess(flavor: "cursor", database: history, port: port)
                 await sync.kill()
             }
             let mirrored = try mirroredHistory(mirror)

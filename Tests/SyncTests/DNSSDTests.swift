@@ -12,7 +12,7 @@ struct DNSSDTests {
     @Test("--discover lists an advertised simulator: its name and URL; its TXT record says proto and history_cursor")
     func discoversAdvertisedSimulator() async throws {
         let namespace = try await AvahiNamespace()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (2, 20),
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (2, 20),
                                              extraArguments: ["--advertise", "Test Desktop"], namespace: namespace)
         let outcome = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "1500"], namespace: namespace)
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -39,7 +39,7 @@ struct DNSSDTests {
     func advertisedTLSBridge() async throws {
         let namespace = try await AvahiNamespace()
         let certificate = try SecureBridgeTests.Certificate(named: "advertised", in: namespace.directory)
-        let simulator = try SimulatorProcess(flavor: "cursor", database: SimulatorProcess.sampleDatabase(in: namespace.directory),
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: SimulatorProcess.sampleDatabase(in: namespace.directory),
                                              extraArguments: ["--advertise", "TLS Desktop", "--tls-cert", certificate.certificate,
                                                               "--tls-key", certificate.key], namespace: namespace)
         let listed = try await OASyncProcess.run(["--discover", "--discover-timeout-ms", "2500"], namespace: namespace)
@@ -58,9 +58,9 @@ struct DNSSDTests {
     func followsEveryAdvertisedBridge() async throws {
         let namespace = try await AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
-        let work = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("work.sqlite"), seed: (3, 60),
+        let work = try await SimulatorProcess(flavor: "cursor", database: namespace.directory.path("work.sqlite"), seed: (3, 60),
                                         extraArguments: ["--advertise", "Work Mac"], namespace: namespace)
-        let home = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("home.sqlite"), seed: (2, 40),
+        let home = try await SimulatorProcess(flavor: "cursor", database: namespace.directory.path("home.sqlite"), seed: (2, 40),
                                         extraArguments: ["--advertise", "Home Mac", "--seed", "11"], namespace: namespace)
         let outcome = try await OASyncProcess.run(["--bridge", "dnssd:*", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
                                                   namespace: namespace)
@@ -75,7 +75,7 @@ struct DNSSDTests {
     func syncsWithOnlyBridge() async throws {
         let namespace = try await AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
-        let simulator = try SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (3, 60),
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: namespace.directory.path("history.sqlite"), seed: (3, 60),
                                              extraArguments: ["--advertise", "Only Desktop"], namespace: namespace)
         let outcome = try await OASyncProcess.run(["--bridge", "dnssd", "--db", mirror, "--once", "--discover-timeout-ms", "5000"], namespace: namespace)
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -87,7 +87,7 @@ struct DNSSDTests {
         let namespace = try await AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
         let history = namespace.directory.path("history.sqlite")
-        let first = try SimulatorProcess(flavor: "cursor", database: history, seed: (3, 40),
+        let first = try await SimulatorProcess(flavor: "cursor", database: history, seed: (3, 40),
                                          extraArguments: ["--advertise", "Moving Desktop"], namespace: namespace)
         let sync = try OASyncProcess(bridge: "dnssd:Moving Desktop", database: mirror, extraArguments: ["--discover-timeout-ms", "1000"],
                                      namespace: namespace)
@@ -96,13 +96,13 @@ struct DNSSDTests {
         try await first.stop()
 
         // While it is away, its history grows (through a simulator outside the namespace, on the same file).
-        let offline = try SimulatorProcess(flavor: "cursor", database: history)
+        let offline = try await SimulatorProcess(flavor: "cursor", database: history)
         _ = try await SimulatorControl.withConnection(to: offline.url) { control in
             try await control.append("moved-session", [SimulatorControl.chunk("written while away"), SimulatorControl.chunk("and more")])
         }
         try await offline.stop()
 
-        let second = try SimulatorProcess(flavor: "cursor", database: history, port: first.port == 65_535 ? 20_000 : first.port + 1,
+        let second = try await SimulatorProcess(flavor: "cursor", database: history, port: first.port == 65_535 ? 20_000 : first.port + 1,
                                           extraArguments: ["--advertise", "Moving Desktop"], namespace: namespace)
         try await sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(second.port)/" }
         try await sync.waitForState("live")
@@ -136,7 +136,7 @@ struct DNSSDTests {
         let namespace = try await AvahiNamespace()
         let mirror = namespace.directory.path("mirror.sqlite")
         let history = try SimulatorProcess.sampleDatabase(in: namespace.directory)
-        let simulator = try SimulatorProcess(flavor: "stock", database: history, namespace: namespace)
+        let simulator = try await SimulatorProcess(flavor: "stock", database: history, namespace: namespace)
         try await whileRunning(in: namespace, "/usr/bin/avahi-publish", ["-s", "Stock Desktop", "_openagents._tcp", String(simulator.port)]) {
             let synced = try await OASyncProcess.run(["--bridge", "dnssd:Stock Desktop", "--db", mirror, "--once", "--discover-timeout-ms", "5000"],
                                                      namespace: namespace)

@@ -12,7 +12,7 @@ struct HistoryMigrationTests {
     func migratedMirror(version: Int) async throws {
         let directory = try TemporaryDirectory()
         let simulatorDatabase = directory.path("desktop.sqlite")
-        let simulator = try SimulatorProcess(flavor: "cursor", database: simulatorDatabase, seed: (4, 600),
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: simulatorDatabase, seed: (4, 600),
                                              extraArguments: ["--history-cursor-version", String(version)])
         let mirror = directory.path("mirror.sqlite")
         try writeVersion8Mirror(mirror, from: simulatorDatabase, bridgeURL: simulator.url)

@@ -45,7 +45,7 @@ struct MessageSizeTests {
     @Test("a history page over the message limit is asked for again smaller, and the sync goes on")
     func pageShrinks() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (4, 300))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (4, 300))
         try await Self.addLargeSession(simulator.url, "LARGE", count: 40, bytes: 20_000)
         let mirror = directory.path("mirror.sqlite")
         let engine = try Self.engine(mirror, simulator.url)
@@ -61,7 +61,7 @@ struct MessageSizeTests {
     @Test("an event alone over the message limit is named, with its size and the limit; what precedes it is mirrored")
     func eventTooLarge() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (3, 200))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (3, 200))
         let seq = try #require(try await Self.addLargeSession(simulator.url, "HUGE", count: 1, bytes: 400_000).first)
         let mirror = directory.path("mirror.sqlite")
         let engine = try Self.engine(mirror, simulator.url)
@@ -85,7 +85,7 @@ struct MessageSizeTests {
     @Test("a stock session over the timeline cap fails alone, the others are mirrored; it is retried later and recovers")
     func stockSessionFailsAlone() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         try await Self.addLargeSession(simulator.url, "HUGE", count: 20, bytes: 20_000)
         try await SimulatorControl.withConnection(to: simulator.url) { try await $0.call("set_frame_size", ["bytes": .number(Self.frameSize)]) }
         let mirror = directory.path("mirror.sqlite")

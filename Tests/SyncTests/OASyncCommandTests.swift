@@ -20,7 +20,7 @@ struct OASyncCommandTests {
     @Test("--once exits 7 naming a session that could not be mirrored (its timeline over the cap); every other session is mirrored whole")
     func sessionFailedExitsSeven() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("create_session", ["session_id": "HUGE"])
             for call in 0..<20 {
@@ -100,7 +100,7 @@ struct OASyncCommandTests {
     @Test("a second oa-sync on the same mirror is refused (exit 3); a reader is not")
     func lock() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
         let first = try OASyncProcess(bridge: simulator.url, database: mirror)
         try await first.waitForState("live")
@@ -116,7 +116,7 @@ struct OASyncCommandTests {
     @Test("the mirror defaults to $OA_DB, then $XDG_DATA_HOME/openagents/mirror.sqlite (mode 0600); the bridge to $OA_BRIDGE")
     func defaults() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let xdg = directory.path("xdg")
         let byXDG = try await OASyncProcess.run(["--once"], environment: ["XDG_DATA_HOME": xdg, "OA_BRIDGE": simulator.url, "OA_DB": ""])
         #expect(byXDG.status == 0, "\(byXDG.standardError)")
@@ -159,7 +159,7 @@ struct OASyncCommandTests {
     @Test("oa-sync and the REPL's sync start the engine the same way, each announcing its own name and the one version")
     func clientNames() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let synced = try await OASyncProcess.run(["--bridge", simulator.url, "--db", directory.path("a.sqlite"), "--once", "--quiet"])
         #expect(synced.status == 0, "\(synced.standardError)")
         let repl = try await ReplProcess.run(["--bridge", simulator.url, "--db", directory.path("b.sqlite"), "-c", "sync"])

@@ -9,7 +9,7 @@ import Testing
 struct OutboxSyncTests {
     /// Mirrors the sample history once, so that prompts have sessions to go to.
     func mirroredSample(_ flavor: String, in directory: TemporaryDirectory) async throws -> (SimulatorProcess, String) {
-        let simulator = try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
         let outcome = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(outcome.status == 0, "\(outcome.standardError)")

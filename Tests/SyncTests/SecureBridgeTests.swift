@@ -29,11 +29,11 @@ struct SecureBridgeTests {
         }
     }
 
-    func simulator(_ history: String, certificate: Certificate? = nil, token: String? = nil, port: Int = 0) throws -> SimulatorProcess {
+    func simulator(_ history: String, certificate: Certificate? = nil, token: String? = nil, port: Int = 0) async throws -> SimulatorProcess {
         var arguments: [String] = []
         if let certificate { arguments += ["--tls-cert", certificate.certificate, "--tls-key", certificate.key] }
         if let token { arguments += ["--token", token] }
-        return try SimulatorProcess(flavor: "cursor", database: history, port: port, extraArguments: arguments)
+        return try await SimulatorProcess(flavor: "cursor", database: history, port: port, extraArguments: arguments)
     }
 
     func mirrored(_ mirror: String) throws -> (events: Int, pin: String?) {
@@ -54,7 +54,7 @@ struct SecureBridgeTests {
         let first = try Certificate(named: "first", in: directory)
         let second = try Certificate(named: "second", in: directory)
 
-        let bridge = try simulator(history, certificate: first)
+        let bridge = try await simulator(history, certificate: first)
         #expect(bridge.url.hasPrefix("wss://127.0.0.1:"))
         #expect(bridge.readyLine.contains(first.pin.description), "the simulator shows its pin")
         let trusted = try await OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once"])
@@ -70,7 +70,7 @@ struct SecureBridgeTests {
         // The same bridge (same URL) with another certificate: refused before anything is sent.
         let port = bridge.port
         try await bridge.stop()
-        let impostor = try simulator(history, certificate: second, port: port)
+        let impostor = try await simulator(history, certificate: second, port: port)
         _ = try await impostorAppends(impostor)
         let refused = try await OASyncProcess.run(["--bridge", impostor.url, "--db", mirror, "--once"])
         #expect(refused.status == 5, "\(refused.standardError)")
@@ -103,7 +103,7 @@ struct SecureBridgeTests {
         let history = try SimulatorProcess.sampleDatabase(in: directory)
         let mirror = directory.path("mirror.sqlite")
         let secret = "s3cret-\(UUID().uuidString)"
-        let bridge = try simulator(history, token: secret)
+        let bridge = try await simulator(history, token: secret)
 
         let missing = try await OASyncProcess.run(["--bridge", bridge.url, "--db", mirror, "--once"])
         #expect(missing.status == 6, "\(missing.standardError)")

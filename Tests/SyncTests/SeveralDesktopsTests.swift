@@ -12,7 +12,7 @@ struct SeveralDesktopsTests {
     func followedAtOnce() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        let (work, home) = try twoDesktops(in: directory, work: (5, 1500), home: (4, 800))
+        let (work, home) = try await twoDesktops(in: directory, work: (5, 1500), home: (4, 800))
         let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror, extraArguments: ["--bridge", "home=\(home.url)"])
         var live: Set<String> = []
         while live.count < 2 {
@@ -68,7 +68,7 @@ struct SeveralDesktopsTests {
     func killsAndDropsWithTwoBridges() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        let (work, home) = try twoDesktops(in: directory, work: (20, 12_000), home: (10, 6_000))
+        let (work, home) = try await twoDesktops(in: directory, work: (20, 12_000), home: (10, 6_000))
         for url in [work.url, home.url] {
             try await SimulatorControl.withConnection(to: url) { control in
                 _ = try await control.call("close_after_frames", ["frames": 7])
@@ -109,7 +109,7 @@ struct SeveralDesktopsTests {
     func burstsOnTwoDesktops() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        let (work, home) = try twoDesktops(in: directory, work: (10, 10_000), home: (10, 10_000))
+        let (work, home) = try await twoDesktops(in: directory, work: (10, 10_000), home: (10, 10_000))
         let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror,
                                      extraArguments: ["--bridge", "home=\(home.url)", "--changes-page-size", "100"])
         try await sync.waitForState("syncing")
@@ -133,8 +133,8 @@ struct SeveralDesktopsTests {
     func promptsGoWhereTheirSessionLives() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
-        let stock = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
-        let cursor = try SimulatorProcess(flavor: "cursor", database: directory.path("cursor.sqlite"), seed: (3, 300))
+        let stock = try await SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let cursor = try await SimulatorProcess(flavor: "cursor", database: directory.path("cursor.sqlite"), seed: (3, 300))
         let once = try await OASyncProcess.run(["--bridge", "mac=\(stock.url)", "--bridge", "linux=\(cursor.url)", "--db", mirror, "--once"])
         #expect(once.status == 0, "\(once.standardError)")
         #expect(once.standardOutput.contains("synced with mac at \(stock.url)"), "\(once.standardOutput)")
@@ -161,10 +161,10 @@ struct SeveralDesktopsTests {
 
     /// Two cursor simulators, "work" and "home" (`work.sqlite`, `home.sqlite` in `directory`),
     /// seeded with (sessions, events) each, and with other seeds: their sessions' ids differ.
-    private func twoDesktops(in directory: TemporaryDirectory, work: (Int, Int), home: (Int, Int)) throws
+    private func twoDesktops(in directory: TemporaryDirectory, work: (Int, Int), home: (Int, Int)) async throws
         -> (work: SimulatorProcess, home: SimulatorProcess) {
-        (try SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: work),
-         try SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: home, extraArguments: ["--seed", "11"]))
+        (try await SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: work),
+         try await SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: home, extraArguments: ["--seed", "11"]))
     }
 
     private func prompts(at url: String) async throws -> [String] {

@@ -12,7 +12,7 @@ struct StockSyncTests {
     @Test("the first sync mirrors the 10 listed sessions' timelines; the next fetches nothing unchanged")
     func initialSync() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
         let first = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(first.status == 0, "\(first.standardError)")
@@ -33,7 +33,7 @@ struct StockSyncTests {
     @Test("live updates show at once, provisional, and a refetch confirms them; our prompts stay")
     func liveAndConfirmed() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
         #expect(try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"]).status == 0)
         let sessionID = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
@@ -66,7 +66,7 @@ struct StockSyncTests {
     @Test("a live update applied after a catch-up that already fetched it is not kept twice")
     func liveUpdateAlreadyFetched() async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = directory.path("mirror.sqlite")
         // A session of its own: the stock bridge shuffles events of the same millisecond, and a
         // refetch that differs early replaces everything after, which would hide the question.
@@ -99,7 +99,7 @@ struct StockSyncTests {
     @Test("connections dropped after every N frames still converge", arguments: [3, 4, 7])
     func droppedEveryNFrames(frames: Int) async throws {
         let directory = try TemporaryDirectory()
-        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("close_after_frames", ["frames": .number(frames)])
             let mirror = directory.path("mirror.sqlite")

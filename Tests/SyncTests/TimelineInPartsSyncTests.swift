@@ -13,7 +13,7 @@ struct TimelineInPartsSyncTests {
     /// A stock simulator with the sample sessions and HUGE, 40 tool outputs of 20 KB (over 800 KB
     /// in one answer, three times the limit), fragmenting its large messages as `frames` says.
     static func simulator(in directory: TemporaryDirectory, frames: JSONValue) async throws -> SimulatorProcess {
-        let simulator = try SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
+        let simulator = try await SimulatorProcess(flavor: "stock", database: try SimulatorProcess.sampleDatabase(in: directory))
         try await MessageSizeTests.addLargeSession(simulator.url, "HUGE", count: 40, bytes: 20_000)
         try await SimulatorControl.withConnection(to: simulator.url) { try await $0.call("set_frame_size", frames) }
         return simulator

@@ -9,7 +9,7 @@ public struct LiveSampleSync {
 
     public init(flavor: String) async throws {
         directory = try TemporaryDirectory()
-        simulator = try SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
+        simulator = try await SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
         mirror = directory.path("mirror.sqlite")
         sync = try OASyncProcess(bridge: simulator.url, database: mirror)
         try await sync.waitForState("live")

@@ -29,16 +29,7 @@ public final class ProcessEnd: Sendable {
 
     /// The exit status once the process has ended, or nil when it did not within `timeout`.
     public func status(within timeout: Duration) async -> Int32? {
-        await withTaskGroup(of: Int32?.self) { group in
-            group.addTask { await self.exitStatus.valueUnlessCancelled() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? exitStatus.settledValue
-        }
+        await exitStatus.value(within: timeout)
     }
 
     /// Sends `signal`, then waits at most `timeout` for the end; past it, SIGKILL, and waits (at

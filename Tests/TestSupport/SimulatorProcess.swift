@@ -30,13 +30,13 @@ public final class SimulatorProcess {
     ///   - extraArguments: more options (`--tls-cert`, `--token`, `--advertise NAME`, …).
     ///   - namespace: where to run it (its 127.0.0.1 is then the namespace's); nil: here.
     public init(flavor: String, database: String, seed: (sessions: Int, events: Int)? = nil, port: Int = 0,
-                extraArguments: [String] = [], namespace: AvahiNamespace? = nil) throws {
+                extraArguments: [String] = [], namespace: AvahiNamespace? = nil) async throws {
         databasePath = database
         var arguments = ["--flavor", flavor, "--port", String(port), "--db", database] + extraArguments
         if let seed { arguments += ["--sessions", String(seed.sessions), "--events", String(seed.events)] }
         let executable = BuildProducts.executable("oa-bridge-sim")
         let command = namespace?.wrap(executable, arguments) ?? (executable: executable, arguments: arguments)
-        let started = try SimulatorLauncher.start(executable: command.executable, arguments: command.arguments, timeout: .seconds(120))
+        let started = try await SimulatorLauncher.start(executable: command.executable, arguments: command.arguments, timeout: .seconds(120))
         process = started.process
         end = ProcessEnd(watching: started.process)
         url = started.url

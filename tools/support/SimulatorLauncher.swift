@@ -12,33 +12,39 @@ public enum SimulatorLauncher {
         public let readyLine: String
     }
 
-    /// Runs `executable` with `arguments` and reads its standard output up to the ready line.
+    /// Runs `executable` with `arguments` and reads its standard output up to the ready line,
+    /// on a thread of its own: the calling task waits without holding a thread of the pool.
     ///
     /// - Parameter timeout: how long it may take to be ready (seeding a history included); past
-    ///   it the simulator is killed and this throws. Nil: no limit.
-    public static func start(executable: URL, arguments: [String], timeout: Duration? = nil) throws -> Started {
+    ///   it the simulator is killed and this throws.
+    public static func start(executable: URL, arguments: [String], timeout: Duration) async throws -> Started {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        // A watchdog kills a simulator that is not ready in time: its pipe closes, and the
-        // blocking read below ends.
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-        if let timeout {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout.milliseconds)), execute: watchdog)
-        }
-        defer { watchdog.cancel() }
-        var buffer = Data()
-        while !buffer.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else {
-                let limit = timeout.map { " (or was not ready within \($0))" } ?? ""
-                throw LaunchError("oa-bridge-sim exited before it was ready\(limit): \(String(decoding: buffer, as: UTF8.self))")
+        let firstLine = OneShot<Data>()
+        let reader = output.fileHandleForReading
+        Thread {
+            var buffer = Data()
+            while !buffer.contains(0x0A) {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
             }
-            buffer.append(chunk)
+            firstLine.settle(buffer)
+        }.start()
+        let buffer: Data
+        if let ready = await firstLine.value(within: timeout) {
+            buffer = ready
+        } else {
+            // Killed, its pipe closes and the reading thread ends.
+            kill(process.processIdentifier, SIGKILL)
+            throw LaunchError("oa-bridge-sim was not ready within \(timeout): \(String(decoding: await firstLine.value(), as: UTF8.self))")
+        }
+        guard buffer.contains(0x0A) else {
+            throw LaunchError("oa-bridge-sim exited before it was ready: \(String(decoding: buffer, as: UTF8.self))")
         }
         let line = String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let range = line.range(of: #"wss?://127\.0\.0\.1:\d+"#, options: .regularExpression) else {

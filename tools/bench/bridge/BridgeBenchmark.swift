@@ -32,7 +32,7 @@ struct BridgeBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let seedStart = ContinuousClock.now
-        let simulator = try SimulatorLauncher.start(
+        let simulator = try await SimulatorLauncher.start(
             executable: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "oa-bridge-sim"),
             arguments: ["--flavor", "cursor", "--port", "0", "--db", db, "--sessions", String(synthetic.sessions), "--events", String(synthetic.events)],
             timeout: .seconds(600)

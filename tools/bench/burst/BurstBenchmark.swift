@@ -53,10 +53,10 @@ struct BurstBenchmark: AsyncParsableCommand {
         let children = Children()
         defer { children.stopAll() }
         try children.requireTools(["oa-bridge-sim", "oa-sync"])
-        try HistoryCopies.seedIfNeeded(history, children: children)
+        try await HistoryCopies.seedIfNeeded(history, children: children)
         let limit = Duration.seconds(phaseTimeout ?? max(60, updates / 2000))
 
-        let baselineSimulator = try startSimulator(copyAt: work.appending(path: "baseline-history.sqlite"), children: children)
+        let baselineSimulator = try await startSimulator(copyAt: work.appending(path: "baseline-history.sqlite"), children: children)
         print("# oa-burst-bench: \(updates) live updates of ~\(bytes) bytes (\(baselineSimulator.readyLine))\n")
         fflush(nil)  // the header before any error message
         let baseline = try await BaselinePhase.run(url: baselineSimulator.url, count: updates, bytes: bytes,
@@ -64,7 +64,7 @@ struct BurstBenchmark: AsyncParsableCommand {
         children.stop(baselineSimulator.process)
         HistoryCopies.remove(work.appending(path: "baseline-history.sqlite"))
 
-        let syncSimulator = try startSimulator(copyAt: work.appending(path: "sync-history.sqlite"), children: children)
+        let syncSimulator = try await startSimulator(copyAt: work.appending(path: "sync-history.sqlite"), children: children)
         let catchUpLimit = Duration.seconds(phaseTimeout ?? max(60, catchUp / 2000))
         let stored = catchUp == 0 ? nil : try await BurstTrigger.fire(url: syncSimulator.url, count: catchUp, bytes: bytes,
                                                                       deadline: Deadline(phase: "catch-up", limit: catchUpLimit))
@@ -79,9 +79,9 @@ struct BurstBenchmark: AsyncParsableCommand {
         }
     }
 
-    private func startSimulator(copyAt copy: URL, children: Children) throws -> SimulatorLauncher.Started {
+    private func startSimulator(copyAt copy: URL, children: Children) async throws -> SimulatorLauncher.Started {
         try HistoryCopies.copy(history, to: copy)
-        return try children.startSimulator(history: copy.path, sessions: HistoryCopies.sessions, events: HistoryCopies.events,
+        return try await children.startSimulator(history: copy.path, sessions: HistoryCopies.sessions, events: HistoryCopies.events,
                                            timeout: .seconds(60))
     }
 }

@@ -22,8 +22,8 @@ final class Children {
     }
 
     /// Starts oa-bridge-sim (cursor flavour, a free port) on `history`; waits at most `timeout` for it.
-    func startSimulator(history: String, sessions: Int, events: Int, timeout: Duration) throws -> SimulatorLauncher.Started {
-        let started = try SimulatorLauncher.start(
+    func startSimulator(history: String, sessions: Int, events: Int, timeout: Duration) async throws -> SimulatorLauncher.Started {
+        let started = try await SimulatorLauncher.start(
             executable: directory.appending(path: "oa-bridge-sim"),
             arguments: ["--flavor", "cursor", "--port", "0", "--db", history, "--sessions", String(sessions), "--events", String(events)],
             timeout: timeout

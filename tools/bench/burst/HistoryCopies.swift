@@ -9,10 +9,10 @@ enum HistoryCopies {
     static let events = 1000
 
     /// Seeds `path` once (by running the simulator on it) when it is missing or empty.
-    static func seedIfNeeded(_ path: String, children: Children) throws {
+    static func seedIfNeeded(_ path: String, children: Children) async throws {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         guard size == 0 else { return }
-        let simulator = try children.startSimulator(history: path, sessions: sessions, events: events, timeout: .seconds(120))
+        let simulator = try await children.startSimulator(history: path, sessions: sessions, events: events, timeout: .seconds(120))
         children.stop(simulator.process)
     }
 

@@ -53,8 +53,8 @@ final class RunningSync {
 struct ToolPaths {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 
-    func startSimulator(history: String, sessions: Int, events: Int, shape: String = "uniform") throws -> SimulatorLauncher.Started {
-        try SimulatorLauncher.start(
+    func startSimulator(history: String, sessions: Int, events: Int, shape: String = "uniform") async throws -> SimulatorLauncher.Started {
+        try await SimulatorLauncher.start(
             executable: directory.appending(path: "oa-bridge-sim"),
             arguments: ["--flavor", "cursor", "--port", "0", "--db", history, "--sessions", String(sessions), "--events", String(events),
                         "--shape", shape],

@@ -49,7 +49,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         defer { working.removeIfTemporary() }
         let work = working.url
         let tools = ToolPaths()
-        let simulator = try tools.startSimulator(history: history, sessions: synthetic.sessions, events: synthetic.events, shape: shape)
+        let simulator = try await tools.startSimulator(history: history, sessions: synthetic.sessions, events: synthetic.events, shape: shape)
         defer { simulator.process.terminate() }
         print("# oa-sync-bench: \(synthetic.events) events, \(synthetic.sessions) sessions (\(simulator.readyLine))\n")
 
