@@ -10,33 +10,33 @@ struct DocsTests {
                            "oa-repl-bench", "oa-store-probe"]
 
     @Test("every program's --help says what it does, with an example", arguments: programs)
-    func helpHasAnExample(program: String) throws {
-        let outcome = try run(program, ["--help"])
+    func helpHasAnExample(program: String) async throws {
+        let outcome = try await run(program, ["--help"])
         #expect(outcome.status == 0)
         #expect(outcome.output.split(separator: "\n").count >= 5, "\(outcome.output)")
         #expect(outcome.output.contains("Example"), "\(program) --help gives an example")
     }
 
     @Test("docs/cli.md documents exactly the options of oa-sync and oa-repl", arguments: ["oa-sync", "oa-repl"])
-    func optionsDocumented(program: String) throws {
+    func optionsDocumented(program: String) async throws {
         let section = try Self.section(of: "docs/cli.md", heading: "## \(program)")
         let documented = Set(matches(of: #"^\| `(-[a-z]|--[a-z][a-z-]*)"#, in: section, lines: true))
             .union(matches(of: #"^\| `-[a-z]`, `(--[a-z][a-z-]*)`"#, in: section, lines: true))
-        #expect(documented == (try helpOptions(of: program)).subtracting(["-h", "--help"]),
+        #expect(documented == (try await helpOptions(of: program)).subtracting(["-h", "--help"]),
                 "the option table of \(program) in docs/cli.md")
     }
 
     @Test("oa-sync and oa-repl describe the options they share in the same words", arguments: ["--db", "--bridge", "--tls-pin", "--token-file"])
-    func sharedOptions(option: String) throws {
-        let sync = Self.helpEntry(of: option, in: try run("oa-sync", ["--help"]).output)
-        let repl = Self.helpEntry(of: option, in: try run("oa-repl", ["--help"]).output)
+    func sharedOptions(option: String) async throws {
+        let sync = Self.helpEntry(of: option, in: try await run("oa-sync", ["--help"]).output)
+        let repl = Self.helpEntry(of: option, in: try await run("oa-repl", ["--help"]).output)
         #expect(sync.count > 30, "oa-sync --help has \(option)")
         #expect(sync == repl)
     }
 
     @Test("docs/cli.md lists exactly oa-repl's commands and JSON-lines methods")
-    func commandsDocumented() throws {
-        let help = try run("oa-repl", ["-c", "help"]).output
+    func commandsDocumented() async throws {
+        let help = try await run("oa-repl", ["-c", "help"]).output
         let commands = Set(help.split(separator: "\n").compactMap { line -> String? in
             guard let first = line.first, first.isLowercase else { return nil }
             return Self.commandName(String(line))
@@ -50,7 +50,7 @@ struct DocsTests {
         #expect(documentedCommands == commands)
 
         let request = #"{"jsonrpc":"2.0","id":1,"method":"methods"}"# + "\n"
-        let answer = try run("oa-repl", ["--jsonl"], input: request).output
+        let answer = try await run("oa-repl", ["--jsonl"], input: request).output
         let methods = Set(matches(of: #""method":"([a-z.]+)""#, in: answer))
         let documentedMethods = Set(rows.flatMap { row in
             matches(of: #"^\|(?:[^|\\]|\\.)*\| `([a-z.]+)`"#, in: String(row))
@@ -60,10 +60,10 @@ struct DocsTests {
     }
 
     @Test("every oa-sync and oa-repl option that the README, the docs, the demo and the unit use exists")
-    func usedOptionsExist() throws {
+    func usedOptionsExist() async throws {
         var accepted: [String: Set<String>] = [:]
         for program in ["oa-sync", "oa-repl", "oa-bridge-sim"] {
-            accepted[program] = try helpOptions(of: program).union(["--generate-completion-script"])
+            accepted[program] = try await helpOptions(of: program).union(["--generate-completion-script"])
         }
         var checked = 0
         for file in ["README.md", "docs/cli.md", "docs/simulator.md", "tools/demo", "tools/packaging/systemd/oa-sync.service"] {
@@ -88,14 +88,14 @@ struct DocsTests {
     }
 
     @Test("docs/cli.md shows docs/examples/ask.py as it is (a test of the REPL runs the file)")
-    func exampleClientShown() throws {
+    func exampleClientShown() async throws {
         let example = try String(contentsOf: Repository.root.appending(path: "docs/examples/ask.py"), encoding: .utf8)
         let reference = try String(contentsOf: Repository.root.appending(path: "docs/cli.md"), encoding: .utf8)
         #expect(reference.contains("```python\n" + example + "```\n"))
     }
 
     @Test("the README's two commands exist and are executable; .ci/run calls the second")
-    func readmeCommands() throws {
+    func readmeCommands() async throws {
         let readme = try String(contentsOf: Repository.root.appending(path: "README.md"), encoding: .utf8)
         let block = try #require(readme.components(separatedBy: "## Two commands").dropFirst().first)
         let commands = matches(of: #"(?m)^(tools/[a-z-]+)"#, in: block)

@@ -10,9 +10,9 @@ struct ManPageTests {
     static let programs = ["oa", "oa-sync", "oa-repl", "oa-bridge-sim"]
 
     @Test("each man page has the program's abstract, discussion and options", arguments: programs)
-    func pageMatchesHelp(program: String) throws {
-        let page = try Self.page(program)
-        let help = try DumpedHelp.of(program)
+    func pageMatchesHelp(program: String) async throws {
+        let page = try await Self.page(program)
+        let help = try await DumpedHelp.of(program)
         #expect(page.contains(".Nd \"\(help.abstract)\""), "the NAME line of \(program).1")
         for paragraph in help.paragraphs where !paragraph.hasPrefix("Exit codes:") && !paragraph.hasPrefix("Example") {
             #expect(page.contains(paragraph), "\(program).1 has the paragraph: \(paragraph)")
@@ -26,9 +26,9 @@ struct ManPageTests {
     }
 
     @Test("each man page's EXIT STATUS and EXAMPLES are those of --help", arguments: programs)
-    func exitStatusAndExamples(program: String) throws {
-        let page = try Self.page(program)
-        let help = try DumpedHelp.of(program)
+    func exitStatusAndExamples(program: String) async throws {
+        let page = try await Self.page(program)
+        let help = try await DumpedHelp.of(program)
         if let codes = help.paragraphs.first(where: { $0.hasPrefix("Exit codes:") }) {
             let items = matches(of: #"(?:: |; )(\d+) (.+?)(?=; \d+ |\.$)"#, in: codes, allGroups: true)
             #expect(!items.isEmpty)
@@ -44,9 +44,9 @@ struct ManPageTests {
     }
 
     @Test("oa-repl.1 lists every command of the REPL")
-    func replCommands() throws {
-        let page = try Self.page("oa-repl")
-        let commands = try run("oa-repl", ["--db", "/nonexistent/mirror.sqlite", "-c", "help"]).output
+    func replCommands() async throws {
+        let page = try await Self.page("oa-repl")
+        let commands = try await run("oa-repl", ["--db", "/nonexistent/mirror.sqlite", "-c", "help"]).output
         let usages = matches(of: #"^(\S.*?)\s{2,}\S"#, in: commands, lines: true)
         #expect(usages.count >= 10)
         for usage in usages {
@@ -56,8 +56,8 @@ struct ManPageTests {
 
     @Test("man reads each page without a warning",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/man")), arguments: programs)
-    func manAcceptsThePage(program: String) throws {
-        let outcome = try ProgramRun.run(URL(fileURLWithPath: "/usr/bin/man"),
+    func manAcceptsThePage(program: String) async throws {
+        let outcome = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/man"),
                                          ["--warnings", "-l", Repository.root.appending(path: "docs/man/\(program).1").path],
                                          environment: ["MANWIDTH": "80", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"])
         #expect(outcome.status == 0)
@@ -65,7 +65,7 @@ struct ManPageTests {
         #expect(outcome.standardOutput.contains("EXAMPLES"))
     }
 
-    private static func page(_ program: String) throws -> String {
+    private static func page(_ program: String) async throws -> String {
         try String(contentsOf: Repository.root.appending(path: "docs/man/\(program).1"), encoding: .utf8)
     }
 }
@@ -105,8 +105,8 @@ private struct DumpedHelp: Decodable {
     /// The discussion's paragraphs.
     var paragraphs: [String] { (command.discussion ?? "").components(separatedBy: "\n\n") }
 
-    static func of(_ program: String) throws -> DumpedHelp {
-        let output = try run(program, ["--experimental-dump-help"]).output
+    static func of(_ program: String) async throws -> DumpedHelp {
+        let output = try await run(program, ["--experimental-dump-help"]).output
         return try JSONDecoder().decode(DumpedHelp.self, from: Data(output.utf8))
     }
 }

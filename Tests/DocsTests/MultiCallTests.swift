@@ -9,7 +9,7 @@ import ToolSupport
 @Suite("one executable, oa, behind oa-sync and oa-repl")
 struct MultiCallTests {
     @Test("oa-sync and oa-repl in the build directory are links to oa", arguments: ProgramLinks.names)
-    func linksToOA(name: String) throws {
+    func linksToOA(name: String) async throws {
         let link = BuildProducts.executable(name)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "oa")
     }
@@ -19,9 +19,9 @@ struct MultiCallTests {
         (["repl", "--help"], "oa-repl", ["--help"]),
         (["repl", "--db", "/nonexistent/mirror.sqlite", "-c", "help"], "oa-repl", ["--db", "/nonexistent/mirror.sqlite", "-c", "help"]),
     ])
-    func subcommandIsTheProgram(arguments: [String], program: String, programArguments: [String]) throws {
-        let multiCall = try run("oa", arguments)
-        let direct = try run(program, programArguments)
+    func subcommandIsTheProgram(arguments: [String], program: String, programArguments: [String]) async throws {
+        let multiCall = try await run("oa", arguments)
+        let direct = try await run(program, programArguments)
         #expect(direct.status == 0)
         #expect(multiCall.status == direct.status)
         #expect(multiCall.output == direct.output)
@@ -29,29 +29,29 @@ struct MultiCallTests {
     }
 
     @Test("oa-sync's usage errors are its own, by either name")
-    func usageErrors() throws {
+    func usageErrors() async throws {
         for (executable, arguments) in [("oa-sync", ["--no-such-option"]), ("oa", ["sync", "--no-such-option"])] {
-            let outcome = try ProgramRun.run(BuildProducts.executable(executable), arguments)
+            let outcome = try await ProgramRun.run(BuildProducts.executable(executable), arguments)
             #expect(outcome.status == 64, "\(executable) \(arguments): \(outcome.standardError)")
             #expect(outcome.standardError.contains("oa-sync"), "\(outcome.standardError)")
         }
     }
 
     @Test("oa without a program it knows exits 64 and points to its help, which lists sync and repl")
-    func oaAlone() throws {
+    func oaAlone() async throws {
         for arguments in [[], ["bogus"], ["--db", "x"]] {
-            let outcome = try ProgramRun.run(BuildProducts.executable("oa"), arguments)
+            let outcome = try await ProgramRun.run(BuildProducts.executable("oa"), arguments)
             #expect(outcome.status == 64, "oa \(arguments): \(outcome.standardError)")
             #expect(outcome.standardError.contains("oa --help"), "\(outcome.standardError)")
         }
-        #expect(try ProgramRun.run(BuildProducts.executable("oa"), []).standardError.contains("oa sync … or oa repl …"))
-        let help = try run("oa", ["--help"])
+        #expect(try await ProgramRun.run(BuildProducts.executable("oa"), []).standardError.contains("oa sync … or oa repl …"))
+        let help = try await run("oa", ["--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("sync") && help.output.contains("repl"), "\(help.output)")
     }
 
     @Test("ProgramLinks makes the links once, whoever races to, and replaces a stale program")
-    func linksRace() throws {
+    func linksRace() async throws {
         let directory = try TemporaryDirectory()
         #expect(FileManager.default.createFile(atPath: directory.path("oa"), contents: Data(), attributes: [.posixPermissions: 0o755]))
         #expect(FileManager.default.createFile(atPath: directory.path("oa-sync"), contents: Data("an old build".utf8)))

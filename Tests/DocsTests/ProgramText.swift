@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 
 /// The option names a program's `--help` lists.
-func helpOptions(of program: String) throws -> Set<String> {
-    let help = try run(program, ["--help"]).output
+func helpOptions(of program: String) async throws -> Set<String> {
+    let help = try await run(program, ["--help"]).output
     let section = help.components(separatedBy: "OPTIONS:").dropFirst().joined()
     return Set(matches(of: #"(?m)^  (?:(-[a-z]), )?(--[a-z][a-z-]*|-[a-z])"#, in: section, allGroups: true))
 }
@@ -20,7 +20,7 @@ func matches(of pattern: String, in text: String, lines: Bool = false, allGroups
 }
 
 /// Runs a built program to its end with `input`; its status and standard output.
-func run(_ program: String, _ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
-    let outcome = try ProgramRun.run(BuildProducts.executable(program), arguments, input: Data(input.utf8))
+func run(_ program: String, _ arguments: [String], input: String = "") async throws -> (status: Int32, output: String) {
+    let outcome = try await ProgramRun.run(BuildProducts.executable(program), arguments, input: Data(input.utf8))
     return (outcome.status, outcome.standardOutput)
 }

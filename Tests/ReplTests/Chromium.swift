@@ -13,21 +13,21 @@ enum Chromium {
     }
 
     /// The DOM of `file` once loaded and its scripts run (`--dump-dom`), and what the browser logged.
-    static func dumpDOM(_ file: String, profile: TemporaryDirectory) throws -> (dom: String, log: String) {
-        let outcome = try run(["--dump-dom", URL(fileURLWithPath: file).absoluteString], profile: profile)
+    static func dumpDOM(_ file: String, profile: TemporaryDirectory) async throws -> (dom: String, log: String) {
+        let outcome = try await run(["--dump-dom", URL(fileURLWithPath: file).absoluteString], profile: profile)
         return (outcome.standardOutput, outcome.standardError)
     }
 
     /// A PNG of `file` as a window of `width` × `height` shows it.
     static func screenshot(_ file: String, to png: String, width: Int = 1100, height: Int = 1400, dark: Bool = false,
-                           profile: TemporaryDirectory) throws {
+                           profile: TemporaryDirectory) async throws {
         var arguments = ["--screenshot=\(png)", "--window-size=\(width),\(height)", "--hide-scrollbars"]
         if dark { arguments.append("--force-dark-mode") }
-        _ = try run(arguments + [URL(fileURLWithPath: file).absoluteString], profile: profile)
+        _ = try await run(arguments + [URL(fileURLWithPath: file).absoluteString], profile: profile)
         guard FileManager.default.fileExists(atPath: png) else { throw Failed(description: "chromium wrote no screenshot to \(png)") }
     }
 
-    private static func run(_ arguments: [String], profile: TemporaryDirectory) throws -> ProgramRun.Outcome {
+    private static func run(_ arguments: [String], profile: TemporaryDirectory) async throws -> ProgramRun.Outcome {
         let chromium = "/usr/bin/chromium"
         guard FileManager.default.isExecutableFile(atPath: chromium) else { throw Missing() }
         // As root the sandbox cannot start; the profile is the test's own; nothing of Chromium's
@@ -36,7 +36,7 @@ enum Chromium {
                      "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
                      "--user-data-dir=\(profile.path("chromium-profile"))", "--enable-logging=stderr", "--v=0",
                      "--virtual-time-budget=3000"]
-        let outcome = try ProgramRun.run(URL(fileURLWithPath: "/usr/bin/timeout"), ["--kill-after=5", "60", chromium] + flags + arguments,
+        let outcome = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/timeout"), ["--kill-after=5", "60", chromium] + flags + arguments,
                                          timeout: .seconds(90))
         guard outcome.status == 0 else {
             throw Failed(description: "chromium exited \(outcome.status) (124: it ran past 60 s): \(outcome.standardError.suffix(2_000))")

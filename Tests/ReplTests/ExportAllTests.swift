@@ -210,13 +210,13 @@ struct ExportAllTests {
         let mirror = try await SampleMirror.copy(in: directory)
         let notes = directory.path("notes")
         let repl = BuildProducts.executable("oa-repl").path
-        let text = try await ProgramRun.runOffPool(URL(fileURLWithPath: "/usr/bin/script"),
+        let text = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/script"),
                                                    ["-q", "-e", "-c", "\(repl) --db \(mirror) -c 'export --all \(notes)'", "/dev/null"])
         #expect(text.status == 0, "\(text.standardOutput)")
         #expect(text.standardOutput.contains("\r\u{1B}[2Kexporting: 0/"), "\(text.standardOutput.debugDescription)")
         #expect(text.standardOutput.contains("\r\u{1B}[2Kexported "), "erased, then the summary: \(text.standardOutput.debugDescription)")
         let request = #"{"jsonrpc":"2.0","id":1,"method":"export.markdown","params":{"all":true,"path":"\#(notes)"}}"#
-        let json = try await ProgramRun.runOffPool(URL(fileURLWithPath: "/usr/bin/script"),
+        let json = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/script"),
                                                    ["-q", "-e", "-c", "echo '\(request)' | \(repl) --db \(mirror) --jsonl", "/dev/null"])
         #expect(json.status == 0)
         #expect(!json.standardOutput.contains("exporting"), "\(json.standardOutput.debugDescription)")

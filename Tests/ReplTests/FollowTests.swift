@@ -148,7 +148,7 @@ struct FollowTests {
         let live = try await LiveSampleSync(flavor: "cursor")
         let mirror = live.mirror
         let path = BuildProducts.directory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let outcome = try await ProgramRun.runOffPool(
+        let outcome = try await ProgramRun.run(
             URL(fileURLWithPath: "/usr/bin/python3"),
             [Repository.root.appending(path: "docs/examples/ask.py").path, "798c", "Run the tests", "5000"],
             environment: ["OA_DB": mirror, "PATH": path], timeout: .seconds(120)
@@ -251,7 +251,7 @@ struct FollowTests {
         var transcript = ""
         for command in ["follow 798c --until-idle-ms 200", "follow --until-idle-ms 200", "follow nope", "follow --from later",
                         "unsubscribe 1"] {
-            let outcome = try await ProgramRun.runOffPool(BuildProducts.executable("oa-repl"), ["--db", mirror, "-c", command])
+            let outcome = try await ProgramRun.run(BuildProducts.executable("oa-repl"), ["--db", mirror, "-c", command])
             transcript += "$ oa-repl -c '\(command)'  → exit \(outcome.status)\n\(outcome.standardOutput)"
             if !outcome.standardError.isEmpty { transcript += "stderr: \(outcome.standardError)" }
             transcript += "\n"

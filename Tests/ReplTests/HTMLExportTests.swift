@@ -30,7 +30,7 @@ struct HTMLExportTests {
         #expect(html.contains(#"<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;unsafe-inline&#39;"#))
         #expect(!html.contains("<script"), "no script element: the planted ones are escaped or left out")
 
-        let (dom, log) = try Chromium.dumpDOM(page, profile: directory)
+        let (dom, log) = try await Chromium.dumpDOM(page, profile: directory)
         #expect(title(dom) == "Fix the build", "no planted script changed the title: \(title(dom) ?? "none")")
         #expect(!dom.contains("<script"))
         #expect(!dom.contains("onerror=") && !dom.contains("onmouseover="), "no event handler attribute reached the DOM")
@@ -57,9 +57,9 @@ struct HTMLExportTests {
         #expect(outcome.standardOutput == "wrote \(directory.path("out.html")) and 1 more page beside it\n")
         let second = directory.path("out-p2.html")
         #expect(FileManager.default.fileExists(atPath: second))
-        let (first, _) = try Chromium.dumpDOM(directory.path("out.html"), profile: directory)
+        let (first, _) = try await Chromium.dumpDOM(directory.path("out.html"), profile: directory)
         #expect(first.contains(#"<a rel="next" href="out-p2.html">next</a>"#))
-        let (last, _) = try Chromium.dumpDOM(second, profile: directory)
+        let (last, _) = try await Chromium.dumpDOM(second, profile: directory)
         #expect(last.contains(#"<a rel="prev" href="out.html">previous</a>"#))
         #expect(last.contains("Page 2 of 2"))
 
@@ -82,7 +82,7 @@ struct HTMLExportTests {
 
         let index = try String(contentsOfFile: "\(out)/index.html", encoding: .utf8)
         #expect(index.contains("script-src &#39;\(HTMLTemplates.scriptHash(HTMLTemplates.filterScript))&#39;"))
-        let (dom, _) = try Chromium.dumpDOM("\(out)/index.html", profile: directory)
+        let (dom, _) = try await Chromium.dumpDOM("\(out)/index.html", profile: directory)
         #expect(dom.contains(#"data-filter="ready""#), "the filter's script ran: the policy allows exactly it")
         #expect(dom.contains("798C06FE-0494-B6D2-EC70-38C908FB09A0"))
         let session = try #require(files.first { $0.hasPrefix("openagents-798C06FE") })
@@ -117,7 +117,7 @@ struct HTMLExportTests {
         #expect(try await ReplProcess.run(["--db", try await SampleMirror.copy(in: directory), "-c", "export --all \(out) --html"]).status == 0)
         for (page, name) in [("openagents-\(prefix).html", "export-session.png"), ("index.html", "export-index.png")] {
             let png = directory.path(name)
-            try Chromium.screenshot("\(out)/\(page)", to: png, profile: directory)
+            try await Chromium.screenshot("\(out)/\(page)", to: png, profile: directory)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: png))
             #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) && bytes.count > 10_000, "a PNG with something drawn")
             if ProcessInfo.processInfo.environment["UPDATE_SCREENSHOTS"] == "1" {

@@ -189,7 +189,7 @@ struct SyncLogTests {
             updates += [SimulatorControl.chunk(String(secret.line[..<cut])), SimulatorControl.chunk(String(secret.line[cut...]) + "\n")]
         }
         _ = try await SimulatorControl.withConnection(to: simulator.url) { control in try await control.append(FollowTests.session, updates) }
-        let sync = try await ProgramRun.runOffPool(BuildProducts.executable("oa-sync"), ["--bridge", simulator.url, "--db", mirror, "--once", "--verbose"])
+        let sync = try await ProgramRun.run(BuildProducts.executable("oa-sync"), ["--bridge", simulator.url, "--db", mirror, "--once", "--verbose"])
         #expect(sync.status == 0, "\(sync.standardError)")
         #expect(!sync.standardError.isEmpty, "--verbose logs what it does")
         #expect(PlantedSecretsSession.leaks(in: sync.standardOutput + sync.standardError).isEmpty)

@@ -41,7 +41,7 @@ enum SampleMirror {
         try FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
         let simulator = try await SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = keep.appending(path: "mirror.sqlite").path
-        let outcome = try await ProgramRun.runOffPool(BuildProducts.executable("oa-sync"),
+        let outcome = try await ProgramRun.run(BuildProducts.executable("oa-sync"),
                                                       ["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
         guard outcome.status == 0 else { throw SampleError.syncFailed(outcome.standardError) }
         await simulator.kill()

@@ -38,7 +38,7 @@ struct DNSSDTests {
     @Test("a wss:// simulator advertises its pin: discovered with it, synced with over TLS, the pin checked and remembered")
     func advertisedTLSBridge() async throws {
         let namespace = try await AvahiNamespace()
-        let certificate = try SecureBridgeTests.Certificate(named: "advertised", in: namespace.directory)
+        let certificate = try await SecureBridgeTests.Certificate(named: "advertised", in: namespace.directory)
         let simulator = try await SimulatorProcess(flavor: "cursor", database: SimulatorProcess.sampleDatabase(in: namespace.directory),
                                              extraArguments: ["--advertise", "TLS Desktop", "--tls-cert", certificate.certificate,
                                                               "--tls-key", certificate.key], namespace: namespace)
@@ -173,6 +173,6 @@ struct DNSSDTests {
     /// Runs `path arguments` inside `namespace` for at most 10 s (waiting off the pool); what it printed.
     private func runInNamespace(_ namespace: AvahiNamespace, _ path: String, _ arguments: [String]) async throws -> String {
         let (executable, wrapped) = namespace.wrap(URL(fileURLWithPath: path), arguments)
-        return try await ProgramRun.runOffPool(executable, wrapped, timeout: .seconds(10)).standardOutput
+        return try await ProgramRun.run(executable, wrapped, timeout: .seconds(10)).standardOutput
     }
 }

@@ -176,10 +176,10 @@ struct OASyncCommandTests {
     @Test("oa-repl takes the bridge's options as oa-sync does, and checks them the same way (exit 64)")
     func replBridgeOptions() async throws {
         for program in ["oa-sync", "oa-repl"] {
-            let badPin = try await ProgramRun.runOffPool(BuildProducts.executable(program), ["--tls-pin", "sha256:abcd", "--db", "/nonexistent/m.sqlite"])
+            let badPin = try await ProgramRun.run(BuildProducts.executable(program), ["--tls-pin", "sha256:abcd", "--db", "/nonexistent/m.sqlite"])
             #expect(badPin.status == 64, "\(program)")
             #expect(badPin.standardError.contains("--tls-pin must be the certificate's SHA-256 fingerprint"), "\(program): \(badPin.standardError)")
-            let badBridge = try await ProgramRun.runOffPool(BuildProducts.executable(program), ["--bridge", "http://127.0.0.1:9", "--db", "/nonexistent/m.sqlite"])
+            let badBridge = try await ProgramRun.run(BuildProducts.executable(program), ["--bridge", "http://127.0.0.1:9", "--db", "/nonexistent/m.sqlite"])
             #expect(badBridge.status == 64, "\(program)")
             #expect(badBridge.standardError.contains("http://127.0.0.1:9 is not a bridge"), "\(program): \(badBridge.standardError)")
         }

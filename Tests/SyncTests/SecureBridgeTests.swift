@@ -15,15 +15,15 @@ struct SecureBridgeTests {
         let key: String
         let pin: CertificatePin
 
-        init(named name: String, in directory: TemporaryDirectory) throws {
+        init(named name: String, in directory: TemporaryDirectory) async throws {
             certificate = directory.path("\(name).pem")
             key = directory.path("\(name)-key.pem")
-            let made = try ProgramRun.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
+            let made = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
                 "-subj", "/CN=\(name)", "-keyout", key, "-out", certificate,
             ])
             try #require(made.status == 0, "openssl could not make a certificate: \(made.standardError)")
-            let fingerprint = try ProgramRun.run(URL(fileURLWithPath: "/usr/bin/openssl"),
+            let fingerprint = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/openssl"),
                                                  ["x509", "-noout", "-fingerprint", "-sha256", "-in", certificate])
             pin = try #require(CertificatePin(parsing: fingerprint.standardOutput), "openssl's fingerprint reads as a pin")
         }
@@ -51,8 +51,8 @@ struct SecureBridgeTests {
         let directory = try TemporaryDirectory()
         let history = try SimulatorProcess.sampleDatabase(in: directory)
         let mirror = directory.path("mirror.sqlite")
-        let first = try Certificate(named: "first", in: directory)
-        let second = try Certificate(named: "second", in: directory)
+        let first = try await Certificate(named: "first", in: directory)
+        let second = try await Certificate(named: "second", in: directory)
 
         let bridge = try await simulator(history, certificate: first)
         #expect(bridge.url.hasPrefix("wss://127.0.0.1:"))

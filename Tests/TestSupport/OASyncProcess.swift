@@ -21,7 +21,7 @@ public final class OASyncProcess {
         let arguments = arguments + (arguments.contains("--handshake-timeout-ms") ? [] : ["--handshake-timeout-ms", "20000"])
         let executable = BuildProducts.executable("oa-sync")
         let command = namespace?.wrap(executable, arguments) ?? (executable: executable, arguments: arguments)
-        return try await ProgramRun.runOffPool(command.executable, command.arguments, environment: environment, timeout: timeout)
+        return try await ProgramRun.run(command.executable, command.arguments, environment: environment, timeout: timeout)
     }
 
     /// Starts `oa-sync` in the background with JSON log lines on standard error, which

@@ -1,11 +1,10 @@
 import Foundation
-import Primitives
 
 /// The real `oa-repl` binary, run to the end with some standard input, waited for off the
-/// cooperative pool (`ProgramRun.runOffPool`).
+/// cooperative pool (`ProgramRun.run`).
 public enum ReplProcess {
     public static func run(_ arguments: [String], input: Data = Data(), environment: [String: String] = [:]) async throws -> ProgramRun.Outcome {
-        try await ProgramRun.runOffPool(BuildProducts.executable("oa-repl"), arguments, input: input, environment: environment)
+        try await ProgramRun.run(BuildProducts.executable("oa-repl"), arguments, input: input, environment: environment)
     }
 }
 
@@ -22,22 +21,13 @@ public enum ProgramRun {
         public let description: String
     }
 
-    /// `run`, on a thread of its own: the calling task waits without holding a thread of the
-    /// cooperative pool, which the tests share.
-    public static func runOffPool(_ executable: URL, _ arguments: [String], input: Data = Data(),
-                                  environment: [String: String] = [:], timeout: Duration = .seconds(300)) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try run(executable, arguments, input: input, environment: environment, timeout: timeout) }) }
-                .start()
-        }
-    }
-
     /// Runs `executable arguments` with `input` on its standard input, for at most `timeout`:
-    /// past it, it is killed and this throws `TimedOut`. Its input and output are files, not
-    /// pipes: a process it leaves behind, or another the test started meanwhile, could hold a pipe
-    /// open, and reading it to its end would never return.
+    /// past it, it is killed and this throws `TimedOut`. The calling task awaits the end
+    /// (`ProcessEnd`) without holding a thread of the cooperative pool, which the tests share.
+    /// Its input and output are files, not pipes: a process it leaves behind, or another the test
+    /// started meanwhile, could hold a pipe open, and reading it to its end would never return.
     public static func run(_ executable: URL, _ arguments: [String], input: Data = Data(),
-                           environment: [String: String] = [:], timeout: Duration = .seconds(300)) throws -> Outcome {
+                           environment: [String: String] = [:], timeout: Duration = .seconds(300)) async throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -54,17 +44,13 @@ public enum ProgramRun {
         process.standardInput = standardInput
         process.standardOutput = standardOutput
         process.standardError = standardError
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        let end = try ProcessEnd(running: process)
         [standardInput, standardOutput, standardError].forEach { try? $0.close() }
-        let seconds = timeout.seconds
-        if exited.wait(timeout: .now() + seconds) == .timedOut {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            _ = exited.wait(timeout: .now() + 10)
+        guard let status = await end.status(within: timeout) else {
+            await end.kill()
             throw TimedOut(description: "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not end within \(timeout)")
         }
-        return Outcome(status: process.terminationStatus,
+        return Outcome(status: status,
                        standardOutput: (try? String(contentsOfFile: paths[1], encoding: .utf8)) ?? "",
                        standardError: (try? String(contentsOfFile: paths[2], encoding: .utf8)) ?? "")
     }
