@@ -307,7 +307,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MirrorStoreTests",
-            dependencies: ["MirrorStore", "TestSupport"]
+            dependencies: ["MirrorStore", "TestSupport", "ToolSupport"]
         ),
         .testTarget(
             name: "DocsTests",
@@ -328,7 +328,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["MirrorStore", "Bridge", "SyncEngine", "TestSupport"]
+            dependencies: ["MirrorStore", "Bridge", "SyncEngine", "TestSupport", "ToolSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import ToolSupport
 
 /// The README, docs/cli.md, tools/demo and the systemd unit against what the built programs
 /// really accept.

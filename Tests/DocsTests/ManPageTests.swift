@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import ToolSupport
 
 /// The committed man pages (docs/man, written by tools/packaging/generate-man) against what the built
 /// programs say of themselves: a change to an option or a help text without running

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import ToolSupport
 
 /// The option names a program's `--help` lists.
 func helpOptions(of program: String) async throws -> Set<String> {

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import ToolSupport
 @testable import MirrorStore
 
 @Suite("Schema and migrations")

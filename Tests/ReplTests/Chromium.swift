@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import ToolSupport
 
 /// Debian's headless Chromium (tools/scripts/install-deps installs it), run on a local file for a bounded
 /// time: under `timeout`, which kills the browser's whole process group when it overruns.

@@ -3,6 +3,7 @@ import Foundation
 import MirrorStore
 import TestSupport
 import Testing
+import ToolSupport
 
 /// `export --all DIR`: every session to a file, only changed files rewritten, the names of
 /// colliding ids, failures, and the JSON-lines shape; with the real oa-repl over the sample mirror.

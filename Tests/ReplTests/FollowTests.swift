@@ -3,6 +3,7 @@ import Foundation
 @testable import MirrorStore
 import TestSupport
 import Testing
+import ToolSupport
 
 /// Followers of the mirror, as a user runs them: the real oa-repl (`follow`, `--jsonl`
 /// subscriptions) beside the real oa-sync and the simulator, over loopback. One at a time: each

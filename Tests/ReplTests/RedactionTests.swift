@@ -2,6 +2,7 @@ import Bridge
 import Foundation
 import TestSupport
 import Testing
+import ToolSupport
 
 /// Secrets leave the mirror redacted by every way out, unless asked (`--no-redact`): the real
 /// oa-repl on a mirror of planted secrets (`PlantedSecretsSession`).

@@ -3,6 +3,7 @@ import Primitives
 import Synchronization
 import TestSupport
 import Testing
+import ToolSupport
 
 /// A mirror of the sample desktop history, made once by the real oa-sync from the real simulator,
 /// then copied for each test.

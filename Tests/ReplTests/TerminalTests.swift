@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import ToolSupport
 
 /// The interactive REPL in a real terminal: `tools/scripts/repl-terminal-check` drives it through tmux.
 @Suite("oa-repl on a terminal", .timeLimit(.minutes(2)))

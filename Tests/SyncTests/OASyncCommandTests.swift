@@ -3,6 +3,7 @@ import Foundation
 import MirrorStore
 import TestSupport
 import Testing
+import ToolSupport
 
 /// oa-sync as a program: exit codes, the lock, signals, defaults.
 @Suite("oa-sync, the program", .timeLimit(.minutes(2)))

@@ -3,6 +3,7 @@ import Foundation
 import MirrorStore
 import TestSupport
 import Testing
+import ToolSupport
 
 /// `wss://` with certificate pins and bearer tokens, with the real binaries: the simulator serving
 /// TLS with certificates made here by `openssl`, oa-sync connecting to 127.0.0.1 (an IP literal,

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import ToolSupport
 
 /// The real `oa-sync` binary, run by a test.
 public final class OASyncProcess {

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import ToolSupport
 
 /// The real `oa-repl`, running while a test talks to it: lines written to its standard input
 /// (a pipe), lines read from its standard output with a deadline.

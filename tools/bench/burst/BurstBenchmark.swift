@@ -50,32 +50,32 @@ struct BurstBenchmark: AsyncParsableCommand {
         let working = try workingDirectory.make(for: "oa-burst-bench")
         defer { working.removeIfTemporary() }
         let work = working.url
-        let children = Children()
-        defer { children.stopAll() }
-        try children.requireTools(["oa-bridge-sim", "oa-sync"])
-        try await HistoryCopies.seedIfNeeded(history, children: children)
-        let limit = Duration.seconds(phaseTimeout ?? max(60, updates / 2000))
+        try await Children.within { children in
+            try children.requireTools(["oa-bridge-sim", "oa-sync"])
+            try await HistoryCopies.seedIfNeeded(history, children: children)
+            let limit = Duration.seconds(phaseTimeout ?? max(60, updates / 2000))
 
-        let baselineSimulator = try await startSimulator(copyAt: work.appending(path: "baseline-history.sqlite"), children: children)
-        print("# oa-burst-bench: \(updates) live updates of ~\(bytes) bytes (\(baselineSimulator.readyLine))\n")
-        fflush(nil)  // the header before any error message
-        let baseline = try await BaselinePhase.run(url: baselineSimulator.url, count: updates, bytes: bytes,
-                                                   deadline: Deadline(phase: "baseline", limit: limit))
-        children.stop(baselineSimulator.process)
-        HistoryCopies.remove(work.appending(path: "baseline-history.sqlite"))
+            let baselineSimulator = try await startSimulator(copyAt: work.appending(path: "baseline-history.sqlite"), children: children)
+            print("# oa-burst-bench: \(updates) live updates of ~\(bytes) bytes (\(baselineSimulator.readyLine))\n")
+            fflush(nil)  // the header before any error message
+            let baseline = try await BaselinePhase.run(url: baselineSimulator.url, count: updates, bytes: bytes,
+                                                       deadline: Deadline(phase: "baseline", limit: limit))
+            await children.stop(baselineSimulator.process)
+            HistoryCopies.remove(work.appending(path: "baseline-history.sqlite"))
 
-        let syncSimulator = try await startSimulator(copyAt: work.appending(path: "sync-history.sqlite"), children: children)
-        let catchUpLimit = Duration.seconds(phaseTimeout ?? max(60, catchUp / 2000))
-        let stored = catchUp == 0 ? nil : try await BurstTrigger.fire(url: syncSimulator.url, count: catchUp, bytes: bytes,
-                                                                      deadline: Deadline(phase: "catch-up", limit: catchUpLimit))
-        let sync = try await SyncPhase.run(url: syncSimulator.url, count: updates, bytes: bytes, catchUp: stored, work: work, children: children,
-                                           deadline: Deadline(phase: "oa-sync", limit: limit + catchUpLimit))
-        children.stop(syncSimulator.process)
+            let syncSimulator = try await startSimulator(copyAt: work.appending(path: "sync-history.sqlite"), children: children)
+            let catchUpLimit = Duration.seconds(phaseTimeout ?? max(60, catchUp / 2000))
+            let stored = catchUp == 0 ? nil : try await BurstTrigger.fire(url: syncSimulator.url, count: catchUp, bytes: bytes,
+                                                                          deadline: Deadline(phase: "catch-up", limit: catchUpLimit))
+            let sync = try await SyncPhase.run(url: syncSimulator.url, count: updates, bytes: bytes, catchUp: stored, work: work, children: children,
+                                               deadline: Deadline(phase: "oa-sync", limit: limit + catchUpLimit))
+            await children.stop(syncSimulator.process)
 
-        Report(updates: updates, catchUp: catchUp, bytes: bytes, baseline: baseline, sync: sync).print()
-        guard sync.exactlyOnce else {
-            FileHandle.standardError.write(Data("oa-burst-bench: the burst was not mirrored exactly once: \(sync.rows) rows, \(sync.distinctSeqs) distinct seqs for \(updates) updates; caught up \(sync.catchUpRows) rows for \(catchUp)\n".utf8))
-            throw ExitCode(1)
+            Report(updates: updates, catchUp: catchUp, bytes: bytes, baseline: baseline, sync: sync).print()
+            guard sync.exactlyOnce else {
+                FileHandle.standardError.write(Data("oa-burst-bench: the burst was not mirrored exactly once: \(sync.rows) rows, \(sync.distinctSeqs) distinct seqs for \(updates) updates; caught up \(sync.catchUpRows) rows for \(catchUp)\n".utf8))
+                throw ExitCode(1)
+            }
         }
     }
 

@@ -50,24 +50,35 @@ final class Children {
         return process
     }
 
-    /// Stops a child: SIGTERM, then SIGKILL if it has not exited within `grace`.
-    func stop(_ process: Process, grace: Duration = .seconds(5)) {
+    /// Stops a child: SIGTERM, then SIGKILL if it has not exited within `grace` (its state looked
+    /// at every 10 ms, the task sleeping in between).
+    func stop(_ process: Process, grace: Duration = .seconds(5)) async {
         running.removeAll { $0 === process }
         guard process.isRunning else { return }
         process.terminate()
         let end = ContinuousClock.now + grace
         while process.isRunning, ContinuousClock.now < end {
-            usleep(10_000)  // polling the child's state, with a deadline
+            try? await Task.sleep(for: .milliseconds(10))
         }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     /// Stops every child still running, newest first.
-    func stopAll() {
-        for process in running.reversed() { stop(process) }
+    func stopAll() async {
+        for process in running.reversed() { await stop(process) }
+    }
+
+    /// Runs `body` with a new set of children, every one stopped when `body` returns or throws.
+    static func within<T>(_ body: (Children) async throws -> T) async throws -> T {
+        let children = Children()
+        do {
+            let result = try await body(children)
+            await children.stopAll()
+            return result
+        } catch {
+            await children.stopAll()
+            throw error
+        }
     }
 }
 

@@ -13,7 +13,7 @@ enum HistoryCopies {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         guard size == 0 else { return }
         let simulator = try await children.startSimulator(history: path, sessions: sessions, events: events, timeout: .seconds(120))
-        children.stop(simulator.process)
+        await children.stop(simulator.process)
     }
 
     /// A consistent copy of `path` at `destination` (replaced if there), made by SQLite.

@@ -60,10 +60,10 @@ enum SyncPhase {
                                    rows: rows, distinctSeqs: distinct, catchUpRows: caughtUp,
                                    catchUpCount: catchUp.map { $0.lastSeq - $0.firstSeq + 1 } ?? 0)
             }
-            children.stop(sync)
+            await children.stop(sync)
             return outcome
         } catch {
-            children.stop(sync)
+            await children.stop(sync)
             throw error
         }
     }

@@ -3,49 +3,31 @@ import Foundation
 import MirrorStore
 import ToolSupport
 
-/// oa-sync, running in the background, with JSON log lines to read.
+/// oa-sync, running in the background, with JSON log lines to read, for the length of a scope
+/// (`ToolPaths.withSync`).
 final class RunningSync {
-    let process: Process
-    private let errors: Pipe
-    private var buffer = Data()
+    private let end: ProcessEnd
+    private let log: OutputLineReader
 
-    init(process: Process, errors: Pipe) {
-        self.process = process
-        self.errors = errors
+    init(end: ProcessEnd, log: OutputLineReader) {
+        self.end = end
+        self.log = log
     }
 
-    /// Reads log lines until one satisfies `predicate`; fails when oa-sync exits first or no such
-    /// line came within `timeout`.
+    /// Reads log lines until one satisfies `predicate`, sleeping the task (not a thread) while
+    /// none is there; fails when oa-sync exits first or no such line came within `timeout`.
     @discardableResult
-    func waitFor(timeout: Duration = .seconds(120), _ predicate: (JSONValue) -> Bool) throws -> JSONValue {
+    func waitFor(timeout: Duration = .seconds(120), _ predicate: (JSONValue) -> Bool) async throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = Array(buffer[buffer.startIndex..<newline])
-                buffer.removeSubrange(buffer.startIndex...newline)
-                if let json = try? JSONParser.parse(line), predicate(json) { return json }
-                continue
-            }
-            var ready = pollfd(fd: errors.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            let left = Int32(clamping: (deadline - ContinuousClock.now).milliseconds)
-            guard left > 0, poll(&ready, 1, left) > 0 else {
-                throw BenchmarkFailure("oa-sync did not log the awaited line within \(timeout)")
-            }
-            let chunk = errors.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw BenchmarkFailure("oa-sync exited") }
-            buffer.append(chunk)
+            let line = try await log.nextLine(before: deadline, program: "oa-sync") { !end.hasEnded }
+            if let json = try? JSONParser.parse(Array(line.utf8)), predicate(json) { return json }
         }
     }
 
     /// SIGTERM; SIGKILL when it has not exited 30 s later.
-    func stop() {
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+    func stop() async {
+        _ = try? await end.stop(within: .seconds(30), program: "oa-sync")
     }
 }
 
@@ -63,46 +45,52 @@ struct ToolPaths {
         )
     }
 
-    /// Runs oa-sync to the end; returns its wall time and peak RSS.
-    func runSync(_ arguments: [String]) throws -> (seconds: Double, peakRSSMiB: Double) {
+    /// Runs oa-sync to the end (at most `timeout`); returns its wall time and peak RSS.
+    func runSync(_ arguments: [String], timeout: Duration = .seconds(3600)) async throws -> (seconds: Double, peakRSSMiB: Double) {
         let process = Process()
         process.executableURL = try ProgramLinks.executable("oa-sync", in: directory)
         process.arguments = arguments
         let start = ContinuousClock.now
-        try process.run()
-        process.waitUntilExit()
+        let end = try ProcessEnd(running: process)
+        guard let status = await end.status(within: timeout) else {
+            await end.kill()
+            throw BenchmarkFailure("oa-sync did not end within \(timeout)")
+        }
         let seconds = (ContinuousClock.now - start).seconds
-        guard process.terminationStatus == 0 else { throw BenchmarkFailure("oa-sync exited with \(process.terminationStatus)") }
+        guard status == 0 else { throw BenchmarkFailure("oa-sync exited with \(status)") }
         var usage = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         return (seconds, Double(usage.ru_maxrss) / 1024)
     }
 
-    func startSync(_ arguments: [String]) throws -> RunningSync {
+    /// Runs `body` with oa-sync started with `arguments` (its standard error read as log lines),
+    /// and stops oa-sync when `body` returns or throws.
+    func withSync<T>(_ arguments: [String], _ body: (RunningSync) async throws -> T) async throws -> T {
         let process = Process()
         process.executableURL = try ProgramLinks.executable("oa-sync", in: directory)
         process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
-        return RunningSync(process: process, errors: errors)
+        let end = try ProcessEnd(running: process)
+        let sync = RunningSync(end: end, log: OutputLineReader(descriptor: dup(errors.fileHandleForReading.fileDescriptor)))
+        do {
+            let result = try await body(sync)
+            await sync.stop()
+            return result
+        } catch {
+            await sync.stop()
+            throw error
+        }
     }
 
     /// SQLite's own time to store the mirror's events (`sqlite-baseline.py`, beside this tool's
     /// sources): a plain rowid table filled by Python's `executemany`, then an FTS5 `'rebuild'`.
-    func sqliteBaseline(mirror: String, into copy: String) throws -> Double {
+    func sqliteBaseline(mirror: String, into copy: String, timeout: Duration = .seconds(3600)) async throws -> Double {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "sqlite-baseline.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, mirror, copy]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0, let seconds = Double(text) else {
-            throw BenchmarkFailure("sqlite-baseline.py failed (status \(process.terminationStatus)): \(text)")
+        let outcome = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, mirror, copy], timeout: timeout)
+        let text = outcome.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard outcome.status == 0, let seconds = Double(text) else {
+            throw BenchmarkFailure("sqlite-baseline.py failed (status \(outcome.status)): \(text) \(outcome.standardError)")
         }
         return seconds
     }

@@ -54,14 +54,14 @@ struct SyncBenchmark: AsyncParsableCommand {
         print("# oa-sync-bench: \(synthetic.events) events, \(synthetic.sessions) sessions (\(simulator.readyLine))\n")
 
         let mirror = work.appending(path: "mirror.sqlite").path
-        let initial = try tools.runSync(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
+        let initial = try await tools.runSync(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let mirrored = try store.counts().events
         let bytes = try store.database.scalarInt64("SELECT coalesce(sum(length(update_json)), 0) FROM events") ?? 0
         let largest = try store.database.scalarInt64("SELECT max(length(update_json)) FROM events") ?? 0
         print("| initial sync | seconds | events/s | peak RSS |\n|---|---:|---:|---:|")
         print("| oa-sync --once, \(mirrored) events, \(f(Double(bytes) / 1_048_576, 1)) MiB of updates (largest \(f(Double(largest) / 1_048_576, 2)) MiB) | \(f(initial.seconds)) | \(Int(Double(mirrored) / initial.seconds)) | \(f(initial.peakRSSMiB, 1)) MiB |")
-        let baseline = try tools.sqliteBaseline(mirror: mirror, into: work.appending(path: "baseline.sqlite").path)
+        let baseline = try await tools.sqliteBaseline(mirror: mirror, into: work.appending(path: "baseline.sqlite").path)
         print("| SQLite alone: the same rows by Python's executemany into a plain rowid table, then FTS5 'rebuild' | \(f(baseline)) | \(Int(Double(mirrored) / baseline)) | |")
         print("\noa-sync / SQLite alone: \(f(initial.seconds / baseline))× (target ≤ 2×)")
         guard !initialOnly else { return }
@@ -71,88 +71,88 @@ struct SyncBenchmark: AsyncParsableCommand {
     }
 
     private func incremental(simulator: SimulatorLauncher.Started, mirror: String, tools: ToolPaths) async throws {
-        let sync = try tools.startSync(["--bridge", simulator.url, "--db", mirror, "--log-format", "json",
-                                        "--backoff-initial-ms", "50", "--backoff-cap-ms", "100"])
-        defer { sync.stop() }
-        try sync.waitFor { $0["state"]?.stringValue == "live" }
-        try await BridgeClient.withConnection(to: simulator.url, options: BridgeClientOptions().discardingNotifications) { control in
-            _ = try await control.call("_sim/refuse_connections", params: ["ms": 600_000])
-            _ = try await control.call("_sim/drop_connections", params: [:])
-            try sync.waitFor { $0["state"]?.stringValue == "offline" }
-            let updates: [JSONValue] = (0..<100).map { ["sessionUpdate": .string(UpdateKind.agentMessageChunk.rawValue),
-                                                        "content": ["content": ["type": "text", "text": .string("incremental \($0)")]]] }
-            let existing = try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID ?? "INCREMENTAL"
-            _ = try await control.call("_sim/append", params: ["session_id": .string(existing), "updates": .array(updates)])
-            let bytesBefore = try await control.call("_sim/stats", params: [:]).result["bytes_sent"]?.int64Value ?? 0
-            _ = try await control.call("_sim/refuse_connections", params: ["ms": 0])
-            try sync.waitFor { $0["state"]?.stringValue == "syncing" }
-            let started = ContinuousClock.now
-            let caughtUp = try sync.waitFor { $0["message"]?.stringValue == "caught up" }
-            let seconds = (ContinuousClock.now - started).seconds
-            try sync.waitFor { $0["state"]?.stringValue == "live" }
-            let bytesAfter = try await control.call("_sim/stats", params: [:]).result["bytes_sent"]?.int64Value ?? 0
-            let payload = updates.reduce(0) { $0 + JSONWriter.bytes(of: $1).count }
-            print("\n| incremental sync after a reconnect | value |\n|---|---:|")
-            print("| events caught up | \(caughtUp["events"]?.stringValue ?? "?") |")
-            print("| reconnect (syncing) to caught up | \(f(seconds * 1000)) ms |")
-            print("| bytes the bridge sent to all clients meanwhile | \(bytesAfter - bytesBefore) (the 100 updates: \(payload)) |")
+        try await tools.withSync(["--bridge", simulator.url, "--db", mirror, "--log-format", "json",
+                                  "--backoff-initial-ms", "50", "--backoff-cap-ms", "100"]) { sync in
+            try await sync.waitFor { $0["state"]?.stringValue == "live" }
+            try await BridgeClient.withConnection(to: simulator.url, options: BridgeClientOptions().discardingNotifications) { control in
+                _ = try await control.call("_sim/refuse_connections", params: ["ms": 600_000])
+                _ = try await control.call("_sim/drop_connections", params: [:])
+                try await sync.waitFor { $0["state"]?.stringValue == "offline" }
+                let updates: [JSONValue] = (0..<100).map { ["sessionUpdate": .string(UpdateKind.agentMessageChunk.rawValue),
+                                                            "content": ["content": ["type": "text", "text": .string("incremental \($0)")]]] }
+                let existing = try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID ?? "INCREMENTAL"
+                _ = try await control.call("_sim/append", params: ["session_id": .string(existing), "updates": .array(updates)])
+                let bytesBefore = try await control.call("_sim/stats", params: [:]).result["bytes_sent"]?.int64Value ?? 0
+                _ = try await control.call("_sim/refuse_connections", params: ["ms": 0])
+                try await sync.waitFor { $0["state"]?.stringValue == "syncing" }
+                let started = ContinuousClock.now
+                let caughtUp = try await sync.waitFor { $0["message"]?.stringValue == "caught up" }
+                let seconds = (ContinuousClock.now - started).seconds
+                try await sync.waitFor { $0["state"]?.stringValue == "live" }
+                let bytesAfter = try await control.call("_sim/stats", params: [:]).result["bytes_sent"]?.int64Value ?? 0
+                let payload = updates.reduce(0) { $0 + JSONWriter.bytes(of: $1).count }
+                print("\n| incremental sync after a reconnect | value |\n|---|---:|")
+                print("| events caught up | \(caughtUp["events"]?.stringValue ?? "?") |")
+                print("| reconnect (syncing) to caught up | \(f(seconds * 1000)) ms |")
+                print("| bytes the bridge sent to all clients meanwhile | \(bytesAfter - bytesBefore) (the 100 updates: \(payload)) |")
+            }
         }
     }
 
     private func liveLatency(simulator: SimulatorLauncher.Started, mirror: String, tools: ToolPaths) async throws {
-        let sync = try tools.startSync(["--bridge", simulator.url, "--db", mirror, "--log-format", "json", "--quiet"])
-        defer { sync.stop() }
-        let reader = try MirrorStore(path: mirror, mode: .readOnly)
-        // oa-sync is live once it is mirroring new events: wait for a probe event.
-        try await BridgeClient.withConnection(to: simulator.url, options: BridgeClientOptions().discardingNotifications) { control in
-            var lastEventID = try reader.database.scalarInt64("SELECT max(event_id) FROM events") ?? 0
-            let total = liveSeconds * 1000
-            let clock = ContinuousClock()
-            let readyDeadline = clock.now + .seconds(30)
-            while try reader.database.scalarInt64("SELECT count(*) FROM sync_status WHERE key = 'connection_state' AND value = 'live'") != 1,
-                  clock.now < readyDeadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            // The sender stamps each update with the monotonic time it was handed to the bridge; the
-            // reader below notes when its row is in the mirror.
-            // A child of this scope: cancelled and awaited if the reading below fails.
-            async let sending: Void = {
-                let start = clock.now
-                var sent = 0
-                while sent < total {
-                    let due = min(total, Int((clock.now - start).seconds * 1000) + 10)
-                    if sent < due {
-                        let stamp = monotonicNanoseconds()
-                        let batch = (sent..<due).map { index -> JSONValue in
-                            ["sessionUpdate": .string(UpdateKind.agentMessageChunk.rawValue), "content": ["content": ["type": "text", "text": .string("live \(index) \(stamp)")]]]
-                        }
-                        _ = try await control.call("_sim/append", params: ["session_id": "LIVE-BENCH", "updates": .array(batch)])
-                        sent = due
-                    }
+        try await tools.withSync(["--bridge", simulator.url, "--db", mirror, "--log-format", "json", "--quiet"]) { _ in
+            let reader = try MirrorStore(path: mirror, mode: .readOnly)
+            // oa-sync is live once it is mirroring new events: wait for a probe event.
+            try await BridgeClient.withConnection(to: simulator.url, options: BridgeClientOptions().discardingNotifications) { control in
+                var lastEventID = try reader.database.scalarInt64("SELECT max(event_id) FROM events") ?? 0
+                let total = liveSeconds * 1000
+                let clock = ContinuousClock()
+                let readyDeadline = clock.now + .seconds(30)
+                while try reader.database.scalarInt64("SELECT count(*) FROM sync_status WHERE key = 'connection_state' AND value = 'live'") != 1,
+                      clock.now < readyDeadline {
                     try await Task.sleep(for: .milliseconds(10))
                 }
-            }()
-            var latencies: [Double] = []
-            let deadline = clock.now + .seconds(Double(liveSeconds) + 30)
-            while latencies.count < total, clock.now < deadline {
-                let rows = try reader.database.query("SELECT event_id, text FROM events WHERE event_id > ? ORDER BY event_id", [lastEventID]) {
-                    ($0.int64(0), $0.string(1))
-                }
-                let now = monotonicNanoseconds()
-                for (eventID, text) in rows {
-                    lastEventID = max(lastEventID, eventID)
-                    let parts = text.split(separator: " ")
-                    if parts.count == 3, parts[0] == "live", let stamp = UInt64(parts[2]) {
-                        latencies.append(Double(now - stamp) / 1e6)
+                // The sender stamps each update with the monotonic time it was handed to the bridge; the
+                // reader below notes when its row is in the mirror.
+                // A child of this scope: cancelled and awaited if the reading below fails.
+                async let sending: Void = {
+                    let start = clock.now
+                    var sent = 0
+                    while sent < total {
+                        let due = min(total, Int((clock.now - start).seconds * 1000) + 10)
+                        if sent < due {
+                            let stamp = monotonicNanoseconds()
+                            let batch = (sent..<due).map { index -> JSONValue in
+                                ["sessionUpdate": .string(UpdateKind.agentMessageChunk.rawValue), "content": ["content": ["type": "text", "text": .string("live \(index) \(stamp)")]]]
+                            }
+                            _ = try await control.call("_sim/append", params: ["session_id": "LIVE-BENCH", "updates": .array(batch)])
+                            sent = due
+                        }
+                        try await Task.sleep(for: .milliseconds(10))
                     }
+                }()
+                var latencies: [Double] = []
+                let deadline = clock.now + .seconds(Double(liveSeconds) + 30)
+                while latencies.count < total, clock.now < deadline {
+                    let rows = try reader.database.query("SELECT event_id, text FROM events WHERE event_id > ? ORDER BY event_id", [lastEventID]) {
+                        ($0.int64(0), $0.string(1))
+                    }
+                    let now = monotonicNanoseconds()
+                    for (eventID, text) in rows {
+                        lastEventID = max(lastEventID, eventID)
+                        let parts = text.split(separator: " ")
+                        if parts.count == 3, parts[0] == "live", let stamp = UInt64(parts[2]) {
+                            latencies.append(Double(now - stamp) / 1e6)
+                        }
+                    }
+                    try await Task.sleep(for: .milliseconds(1))
                 }
-                try await Task.sleep(for: .milliseconds(1))
+                try await sending
+                latencies.sort()
+                func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(p / 100 * Double(latencies.count)))] }
+                print("\n| live update to committed row, \(latencies.count) updates at 1,000/s | ms |\n|---|---:|")
+                print("| p50 | \(f(percentile(50))) |\n| p99 | \(f(percentile(99))) |\n| max | \(f(latencies.last ?? .nan)) |")
             }
-            try await sending
-            latencies.sort()
-            func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(p / 100 * Double(latencies.count)))] }
-            print("\n| live update to committed row, \(latencies.count) updates at 1,000/s | ms |\n|---|---:|")
-            print("| p50 | \(f(percentile(50))) |\n| p99 | \(f(percentile(99))) |\n| max | \(f(latencies.last ?? .nan)) |")
         }
     }
 

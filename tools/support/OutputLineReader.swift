@@ -12,19 +12,19 @@ public final class OutputLineReader {
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// The process ended before the awaited line.
-    struct ProcessEnded: Error, CustomStringConvertible {
-        let program: String
-        var description: String { "\(program) ended before the awaited line" }
+    public struct ProcessEnded: Error, CustomStringConvertible {
+        public let program: String
+        public var description: String { "\(program) ended before the awaited line" }
     }
 
     /// The awaited line did not come in time.
-    struct TimedOut: Error, CustomStringConvertible {
-        let program: String
-        var description: String { "\(program) did not write the awaited line in time" }
+    public struct TimedOut: Error, CustomStringConvertible {
+        public let program: String
+        public var description: String { "\(program) did not write the awaited line in time" }
     }
 
     /// Reads the file at `path`.
-    convenience init(path: String) throws {
+    public convenience init(path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: path]) }
         self.init(descriptor: descriptor)
@@ -51,7 +51,7 @@ public final class OutputLineReader {
 
     /// Everything not read as a line yet, once `done` holds for it (it may end mid-line); it is
     /// not taken.
-    func unreadText(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool,
+    public func unreadText(before deadline: ContinuousClock.Instant, program: String, isRunning: () -> Bool,
                     until done: (String) -> Bool) async throws -> String {
         let take = { (buffer: inout [UInt8]) -> String? in
             let text = String(decoding: buffer, as: UTF8.self)
@@ -95,7 +95,7 @@ public final class OutputLineReader {
     }
 
     /// How many bytes wait in the pipe, unread (FIONREAD).
-    var bytesWaiting: Int {
+    public var bytesWaiting: Int {
         var count: Int32 = 0
         return ioctl(descriptor, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
     }
