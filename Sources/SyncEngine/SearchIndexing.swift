@@ -12,6 +12,10 @@ import MirrorStore
 ///   alone and no commit after it waits long.
 /// - After many events were indexed in steps, the index is merged once, by the step that finds
 ///   nothing left.
+/// - While a catch-up runs, the index's segments are not merged as it grows
+///   (`SearchIndexMerging.deferred`); the first step after the last catch-up ends merges as it
+///   grows again. A run stopped in a catch-up leaves merging deferred; the next catch-up's end
+///   merges the index and restores it.
 ///
 /// Owned by the engine and touched on its thread only, like the store it configures.
 final class SearchIndexing {
@@ -22,13 +26,21 @@ final class SearchIndexing {
     private var catchUpsRunning = 0
     /// When the last live batch that was part of a burst was taken.
     private var lastBurstBatchAt: ContinuousClock.Instant?
+    /// Whether a catch-up deferred the index's merging (`SearchIndexMerging.deferred`).
+    private var mergingDeferred = false
 
     init(store: MirrorStore) {
         self.store = store
     }
 
-    /// A history-cursor catch-up begins.
-    func catchUpStarted() {
+    /// A history-cursor catch-up begins: the index's merging waits for its end.
+    func catchUpStarted() throws {
+        if !mergingDeferred {
+            // Left deferred by a run stopped in a catch-up: what it indexed is merged at this one's end.
+            if try store.searchIndexMerging() == .deferred { indexedSinceMerge = max(indexedSinceMerge, Self.mergeAfterIndexing) }
+            try store.setSearchIndexMerging(.deferred)
+            mergingDeferred = true
+        }
         catchUpsRunning += 1
     }
 
@@ -60,9 +72,14 @@ final class SearchIndexing {
     }
 
     /// Indexes the next step of events still to index (`searchIndexingPerWrite`); once none is
-    /// left after many were indexed this way, merges the index. Returns the event ids covered.
+    /// left after many were indexed this way, merges the index. With no catch-up running, the
+    /// index merges as it grows again. Returns the event ids covered.
     @discardableResult
     func step() throws -> Int {
+        if mergingDeferred && catchUpsRunning == 0 {
+            try store.setSearchIndexMerging(.asItGrows)
+            mergingDeferred = false
+        }
         let covered = try store.indexPendingSearchText(atMost: MirrorStore.searchIndexingPerWrite)
         indexedSinceMerge += covered
         if covered < MirrorStore.searchIndexingPerWrite && indexedSinceMerge >= Self.mergeAfterIndexing {

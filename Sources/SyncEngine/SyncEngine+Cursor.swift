@@ -26,7 +26,7 @@ extension SyncEngine {
         }
         let started = ContinuousClock.now
         var written = 0
-        indexing.catchUpStarted()
+        try indexing.catchUpStarted()
         var running = true
         defer { if running { indexing.catchUpEnded(written: 0) } }
         // Pages are fetched, decoded and packed by a task of their own into batches of a
@@ -231,7 +231,7 @@ struct FetchedBatch: Sendable {
                     // Refused only when this task is cancelled (the writer failed or stopped).
                     guard await batches.send(pending, bytes: pending.events.byteCount) else { throw CancellationError() }
                     sentCursor = pending.cursor
-                    pending.events = EventBatch()
+                    pending.events = EventBatch(reservingRowsAndBytesOf: pending.events)
                 }
             }
         } catch {

@@ -33,6 +33,22 @@ struct SchemaTests {
         #expect(try schemaObjects(store.database).contains { $0.hasPrefix("table|events_fts|") })
     }
 
+    @Test("a new mirror has pages of 16 KiB and a log checkpointed at 64 MiB; a mirror made with 4 KiB pages keeps them")
+    func pageSize() throws {
+        let directory = try TemporaryDirectory()
+        let store = try MirrorStore(path: directory.path("new.sqlite"))
+        #expect(try store.database.scalarInt64("PRAGMA page_size") == 16_384)
+        #expect(try store.database.scalarInt64("PRAGMA wal_autocheckpoint") == 4_096)
+
+        let olderPath = directory.path("older.sqlite")
+        let older = try Database(path: olderPath)
+        try older.enableWriteAheadLogging(pageSizeIfNew: 4_096)
+        try older.execute("PRAGMA application_id = \(MirrorStore.applicationID)")
+        let reopened = try MirrorStore(path: olderPath)
+        #expect(try reopened.database.scalarInt64("PRAGMA page_size") == 4_096)
+        #expect(try reopened.database.scalarInt64("PRAGMA wal_autocheckpoint") == 16_384)
+    }
+
     @Test("every earlier version migrates to the latest and keeps its data")
     func migratesFromEveryEarlierVersion() throws {
         for start in 0..<Migration.latestVersion {

@@ -43,6 +43,41 @@ struct InProcessEngineTests {
         #expect(try reader.search("announced").count == 2, "live events are searchable")
     }
 
+    @Test("a catch-up defers the search index's merging and merges it once at its end; merging left deferred by a stopped run is merged by the next catch-up")
+    func searchIndexMergedAfterCatchUp() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let desktop = ScriptedDesktop(flavor: .cursor(version: 2))
+        for index in 0..<12_000 { await desktop.store(session: "S\(index % 5)", text: "word\(index % 50) event \(index)") }
+        let first = try engine(mirror, [desktop], changesPageSize: 500, eventsPerTransaction: 1_000)
+        _ = try await first.syncOnce()
+        await first.finish()
+        let store = try MirrorStore(path: mirror)
+        #expect(try store.searchIndexMerging() == .asItGrows)
+        #expect(try searchSegments(store) == 1, "12 transactions indexed, merged once")
+        #expect(try store.search("word7").count > 0)
+
+        // A run stopped in a catch-up: merging deferred, segments added by several transactions.
+        try store.setSearchIndexMerging(.deferred)
+        for index in 0..<5 {
+            try store.appendEvents([NewEvent(sessionID: "offline", kind: "user_message_chunk", text: "stopped \(index)",
+                                             updateJSON: Array(#"{"n":\#(index)}"#.utf8))], history: nil)
+        }
+        #expect(try searchSegments(store) > 1)
+        for index in 0..<300 { await desktop.store(session: "S\(index % 5)", text: "later \(index)") }
+        let second = try engine(mirror, [desktop])
+        _ = try await second.syncOnce()
+        await second.finish()
+        #expect(try store.searchIndexMerging() == .asItGrows)
+        #expect(try searchSegments(store) == 1, "a small catch-up merges what the stopped run left")
+        #expect(try store.search("stopped").count == 5 && store.search("later", limit: 1_000).count == 300)
+    }
+
+    /// The segments of the full-text index (FTS5's `%_idx` table names each segment's leaves).
+    private func searchSegments(_ store: MirrorStore) throws -> Int64 {
+        try store.database.scalarInt64("SELECT count(DISTINCT segid) FROM events_fts_idx") ?? 0
+    }
+
     @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (version 1: marked gone)", arguments: [1, 2])
     func reinstall(version: Int) async throws {
         let directory = try TemporaryDirectory()

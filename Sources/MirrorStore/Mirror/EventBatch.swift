@@ -40,6 +40,12 @@ public struct EventBatch: Sendable {
         self.bytes.reserveCapacity(bytes)
     }
 
+    /// An empty batch with room for about what `previous` holds and an eighth more: batches in a
+    /// row are alike, and a buffer that grows copies what it holds and touches new memory each time.
+    public init(reservingRowsAndBytesOf previous: EventBatch) {
+        self.init(reservingRows: previous.count + previous.count / 8, bytes: previous.byteCount + previous.byteCount / 8)
+    }
+
     /// `events`, packed.
     ///
     /// - Parameter modeOf: the session mode an event sets, if any (the store does not read update

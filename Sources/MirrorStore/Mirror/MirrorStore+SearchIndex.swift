@@ -27,8 +27,9 @@ extension MirrorStore {
         try database.scalarInt64("SELECT value FROM counters WHERE name = 'event_id'") ?? 0
     }
 
-    /// Events indexed in the transaction that writes new ones, at most, when a backlog waits (the
-    /// rest follows with later transactions): a commit after a burst stays short.
+    /// Events of a backlog indexed in a transaction that writes new ones, at most, besides its own
+    /// (the rest follows with later transactions): a commit after a burst stays short, and a
+    /// catch-up's transactions leave no backlog of their own.
     public static let searchIndexingPerWrite = 20_000
 
     /// Merges the full-text index into one segment (FTS5 `'optimize'`: a third of a second for a
@@ -38,6 +39,25 @@ extension MirrorStore {
     public func mergeSearchIndex() throws {
         try write {
             try database.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')")
+        }
+    }
+
+    /// How the full-text index merges the segments that indexing adds, as last set.
+    public func searchIndexMerging() throws -> SearchIndexMerging {
+        let automerge = try database.scalarInt64("SELECT v FROM events_fts_config WHERE k = 'automerge'")
+        return automerge == 0 ? .deferred : .asItGrows
+    }
+
+    /// Sets how the full-text index merges the segments that indexing adds (a setting kept in the
+    /// mirror, by FTS5, until set again).
+    public func setSearchIndexMerging(_ merging: SearchIndexMerging) throws {
+        let (automerge, crisismerge) = switch merging {
+        case .asItGrows: (4, 16)
+        case .deferred: (0, 64)
+        }
+        try write {
+            try database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('automerge', \(automerge))")
+            try database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('crisismerge', \(crisismerge))")
         }
     }
 

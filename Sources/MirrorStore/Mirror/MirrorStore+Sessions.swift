@@ -294,6 +294,16 @@ extension MirrorStore {
         return number
     }
 
+    /// The key of the session, which is created when missing (in `history`, seen `now`); a
+    /// session already mirrored is not written here: the append that follows notes it as seen
+    /// (`appendEvents`, with its counts).
+    func sessionForAppend(_ sessionID: String, history: HistoryKey?, now: Int64) throws -> Int64 {
+        if let number = try database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = ?", [sessionID]) {
+            return number
+        }
+        return try touchSession(sessionID, history: history, now: now)
+    }
+
     /// The key of the mirrored session with this id.
     func sessionNumber(of sessionID: String) throws -> Int64 {
         guard let number = try database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = ?", [sessionID]) else {

@@ -88,16 +88,18 @@ extension MirrorStore {
         return try write {
             let now = clock.now()
             let rows = try rowsToWrite(batch, history: history, bySession: true)
-            let written = try insert(batch, rows: rows) { try touchSession($0, history: history, now: now) }
+            let written = try insert(batch, rows: rows) { try sessionForAppend($0, history: history, now: now) }
+            // Each session written to is also noted as seen now, and takes `history` if it had none
+            // (a session made offline), as `touchSession` does: one write per session and batch.
             for session in written.sessions {
                 try database.run(
                     """
                     UPDATE sessions SET local_event_count = local_event_count + ?1,
                         last_ts = CASE WHEN ?2 > coalesce(last_ts, -1) THEN ?2 ELSE last_ts END,
-                        mode = coalesce(?4, mode)
+                        mode = coalesce(?4, mode), last_seen_at = ?5, history_no = coalesce(history_no, ?6)
                     WHERE session_no = ?3
                     """,
-                    [session.appended, session.lastTS, session.sessionNo, session.mode]
+                    [session.appended, session.lastTS, session.sessionNo, session.mode, now, history?.rawValue]
                 )
             }
             if let history, let target = [cursor, written.highestSeq].compactMap({ $0 }).max() {
@@ -312,7 +314,7 @@ extension MirrorStore {
             }
         }
         if !defersSearchIndexing {
-            try indexEventsForSearch(upTo: eventID - 1, atMost: Self.searchIndexingPerWrite)
+            try indexEventsForSearch(upTo: eventID - 1, atMost: rows.count + Self.searchIndexingPerWrite)
         }
         return written
     }

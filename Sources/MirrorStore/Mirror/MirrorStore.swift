@@ -19,6 +19,11 @@ public final class MirrorStore {
     /// `PRAGMA application_id` of every mirror file: "OAMR".
     public static let applicationID: Int32 = 0x4F41_4D52
 
+    /// The page size of a new mirror. Large pages cost an ingest fewer B-tree pages to split,
+    /// write to the log and checkpoint (an initial sync of 1M events in about 0.8 the time of 4 KiB
+    /// pages: docs/benchmarks.md); mirrors made before keep their 4 KiB pages.
+    static let pageSize = 16_384
+
     /// SQLite's page cache per connection: enough for the leaf pages that 1,000 sessions' timelines
     /// append to at once.
     static let pageCacheKiB = 32 * 1024
@@ -31,7 +36,7 @@ public final class MirrorStore {
     /// When true, events written are not indexed for search until `indexPendingSearchText()`:
     /// for a long catch-up or a burst, where indexing once at the end costs less than per
     /// transaction. Events written while it is false are indexed with them, after the pending ones
-    /// (up to `searchIndexingPerWrite` in all).
+    /// (at most `searchIndexingPerWrite` of those).
     public var defersSearchIndexing = false
 
     /// Opens the mirror at `path`.
@@ -60,7 +65,7 @@ public final class MirrorStore {
         self.clock = clock
         let version = try checkOwnership()
         if mode == .readWrite {
-            try database.enableWriteAheadLogging()
+            try database.enableWriteAheadLogging(pageSizeIfNew: Self.pageSize)
         }
         try database.setPageCacheSize(kibibytes: Self.pageCacheKiB)
         try SearchRank.register(on: database)

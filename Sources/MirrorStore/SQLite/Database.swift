@@ -53,13 +53,22 @@ public final class Database {
     /// Switches the file to write-ahead logging with `synchronous=NORMAL`: readers are never
     /// blocked by the writer, and a commit survives a crash of the process (not of the machine).
     /// This writes the file's header, so callers first check that the file is theirs.
-    public func enableWriteAheadLogging() throws {
+    ///
+    /// - Parameter pageSizeIfNew: the size of the file's pages when the file is new (empty); a
+    ///   file that holds a database keeps its own (a database in WAL mode cannot change it).
+    public func enableWriteAheadLogging(pageSizeIfNew: Int = 4096) throws {
+        try execute("PRAGMA page_size = \(pageSizeIfNew)")
         guard try queryFirst("PRAGMA journal_mode = WAL", [], { $0.string(0) }) == "wal" else {
             throw SQLiteError(extendedCode: 1, message: "\(path) cannot use write-ahead logging", sql: "PRAGMA journal_mode = WAL")
         }
         try execute("PRAGMA synchronous = NORMAL")
-        try execute("PRAGMA wal_autocheckpoint = 16384")
+        let pageSize = max(512, Int(try scalarInt64("PRAGMA page_size") ?? 4096))
+        try execute("PRAGMA wal_autocheckpoint = \(Self.walCheckpointBytes / pageSize)")
     }
+
+    /// How large the write-ahead log grows before a commit copies it into the database (SQLite's
+    /// automatic checkpoint, counted in pages: this many bytes whatever the page size).
+    static let walCheckpointBytes = 64 << 20
 
     /// Calls `hook` with the table's name whenever this connection inserts, updates or deletes a
     /// row of a rowid table (SQLite's update hook), inside the statement doing it; nil removes it.

@@ -15,7 +15,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         discussion: """
             Uses oa-bridge-sim and oa-sync from the same build directory. The history is seeded into --history the first time (and reused after); the mirror is made anew.
 
-            1. Initial sync: oa-sync --once into an empty mirror; wall time, events/s, oa-sync's peak RSS; beside it, SQLite's own time to store the same rows (Python's sqlite3: executemany into a plain rowid table in transactions of 20,000, then an FTS5 'rebuild' over their text), and the ratio.
+            1. Initial sync: oa-sync --once into an empty mirror; wall time, events/s, oa-sync's peak RSS; beside it, SQLite's own time to store the same rows (Python's sqlite3: executemany into a plain rowid table in transactions of 20,000, then an FTS5 'rebuild' over their text, with the mirror's page size), and the ratio; each run starts once the system has written out what it held to write.
             2. Incremental sync: oa-sync running, the connection cut, 100 events added to a session, the connection allowed again: time from reconnect to caught up, and bytes the bridge sent for it.
             3. Live latency: 1,000 updates/s for --live-seconds; time from the bridge's append to the row committed in the mirror.
 
@@ -54,6 +54,9 @@ struct SyncBenchmark: AsyncParsableCommand {
         print("# oa-sync-bench: \(synthetic.events) events, \(synthetic.sessions) sessions (\(simulator.readyLine))\n")
 
         let mirror = work.appending(path: "mirror.sqlite").path
+        // Each timed run starts with nothing left to write to disk (the simulator's seeding, the
+        // run before): neither pays for another's writes.
+        sync()
         let initial = try await tools.runSync(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let mirrored = try store.counts().events
