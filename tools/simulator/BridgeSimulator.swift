@@ -235,12 +235,16 @@ actor BridgeSimulator {
         for (event, isJSON) in events where isJSON {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            bytes += #"{"seq":\#(event.seq),"session_id":"#.utf8
+            bytes += Self.seqKey
+            Self.appendDecimal(event.seq, to: &bytes)
+            bytes += Self.sessionIDKey
             if encodedSessionIDs[event.sessionID] == nil {
                 encodedSessionIDs[event.sessionID] = JSONWriter.bytes(of: .string(event.sessionID))
             }
             bytes += encodedSessionIDs[event.sessionID] ?? []
-            bytes += #","ts":\#(event.ts),"update":"#.utf8
+            bytes += Self.tsKey
+            Self.appendDecimal(event.ts, to: &bytes)
+            bytes += Self.updateKey
             bytes += event.updateJSON
             bytes.append(UInt8(ascii: "}"))
         }
@@ -248,6 +252,24 @@ actor BridgeSimulator {
         let hasMore = next < history.lastSeq
         bytes += Array(#"],"next":\#(next),"has_more":\#(hasMore)}"#.utf8)
         return bytes
+    }
+
+    private static let seqKey = Array(#"{"seq":"#.utf8)
+    private static let sessionIDKey = Array(#","session_id":"#.utf8)
+    private static let tsKey = Array(#","ts":"#.utf8)
+    private static let updateKey = Array(#","update":"#.utf8)
+
+    /// Appends the decimal digits of `value`, without making a string (a page writes two numbers
+    /// per event).
+    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let start = bytes.count
+        var magnitude = value.magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
     }
 
     private func sessionsPage(_ params: JSONValue) -> JSONValue {

@@ -28,6 +28,12 @@ public struct JSONParser {
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var offset = 0
+        /// The members of the objects being parsed, innermost last: each object's are collected
+        /// here and copied once into an array of their exact count (growing each object's own array
+        /// as members came would allocate and copy it several times).
+        var openMembers: [JSONMember] = []
+        /// The elements of the arrays being parsed, as `openMembers` for objects.
+        var openElements: [JSONValue] = []
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
@@ -77,12 +83,12 @@ public struct JSONParser {
         mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue.Kind {
             guard depth <= JSONParser.maximumDepth else { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
             offset += 1
-            var members: [JSONMember] = []
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 offset += 1
-                return .object(members)
+                return .object([])
             }
+            let first = openMembers.count
             while true {
                 skipWhitespace()
                 guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
@@ -91,11 +97,16 @@ public struct JSONParser {
                 guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
                 offset += 1
                 skipWhitespace()
-                members.append(JSONMember(key, try parseValue(depth: depth)))
+                let value = try parseValue(depth: depth)
+                openMembers.append(JSONMember(key, value))
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): offset += 1
-                case UInt8(ascii: "}"): offset += 1; return .object(members)
+                case UInt8(ascii: "}"):
+                    offset += 1
+                    let members = Array(openMembers[first...])
+                    openMembers.removeSubrange(first...)
+                    return .object(members)
                 default: throw error("expected ',' or '}'")
                 }
             }
@@ -104,19 +115,24 @@ public struct JSONParser {
         mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue.Kind {
             guard depth <= JSONParser.maximumDepth else { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
             offset += 1
-            var elements: [JSONValue] = []
             skipWhitespace()
             if current == UInt8(ascii: "]") {
                 offset += 1
-                return .array(elements)
+                return .array([])
             }
+            let first = openElements.count
             while true {
                 skipWhitespace()
-                elements.append(try parseValue(depth: depth))
+                let element = try parseValue(depth: depth)
+                openElements.append(element)
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): offset += 1
-                case UInt8(ascii: "]"): offset += 1; return .array(elements)
+                case UInt8(ascii: "]"):
+                    offset += 1
+                    let elements = Array(openElements[first...])
+                    openElements.removeSubrange(first...)
+                    return .array(elements)
                 default: throw error("expected ',' or ']'")
                 }
             }

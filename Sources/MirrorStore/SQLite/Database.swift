@@ -30,6 +30,7 @@ public final class Database {
     /// - Parameter busyTimeout: how long to wait for another connection's lock before failing
     ///   with `SQLITE_BUSY`.
     public init(path: String, mode: AccessMode = .readWrite, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+        _ = Self.sqliteConfigured
         var handle: OpaquePointer?
         let access = mode == .readWrite ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY
         let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -49,6 +50,11 @@ public final class Database {
         // write otherwise.
         try execute("PRAGMA temp_store = MEMORY")
     }
+
+    /// Configures SQLite for the process, once, before its first connection: without statistics
+    /// of its memory, whose process-wide mutex every allocation and free took. False when SQLite
+    /// was in use before (it then keeps them).
+    private static let sqliteConfigured = csqlite_disable_memory_statistics() == SQLITE_OK
 
     /// Switches the file to write-ahead logging with `synchronous=NORMAL`: readers are never
     /// blocked by the writer, and a commit survives a crash of the process (not of the machine).
