@@ -79,8 +79,11 @@ struct FetchedBatch: Sendable {
                     }
                     EventMapping.append(items, to: &pending.events)
                     pending.cursor = max(pending.cursor, requests.cursor)
-                    let full = pending.events.count >= configuration.eventsPerTransaction
-                        || pending.events.byteCount >= configuration.bytesPerTransaction
+                    // The first batch goes at an eighth of a transaction's worth: the writer starts
+                    // while the pages after it come.
+                    let share = sentCursor == since ? 8 : 1
+                    let full = pending.events.count >= configuration.eventsPerTransaction / share
+                        || pending.events.byteCount >= configuration.bytesPerTransaction / share
                     guard !hasMore || full else { continue }
                     // Refused only when this task is cancelled (the writer failed or stopped).
                     guard await batches.send(pending, bytes: pending.events.byteCount) else { throw CancellationError() }

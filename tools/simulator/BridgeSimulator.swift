@@ -225,33 +225,39 @@ actor BridgeSimulator {
     private func changes(_ params: JSONValue) throws -> [UInt8] {
         let since = max(params["since"]?.int64Value ?? 0, 0)
         let limit = Int(min(max(params["limit"]?.int64Value ?? 1000, 1), 5000))
-        let events = try history.changes(since: since, limit: limit)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(events.reduce(64) { $0 + $1.event.updateJSON.count + 96 })
+        bytes.reserveCapacity(64 + limit * 256)
         bytes += #"{"items":["#.utf8
         var first = true
-        // A page holds many events of each session: each id is encoded once.
-        var encodedSessionIDs: [String: [UInt8]] = [:]
-        for (event, isJSON) in events where isJSON {
+        let next = try history.changes(since: since, limit: limit) { event in
+            guard event.isJSON else { return }
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
             bytes += Self.seqKey
             Self.appendDecimal(event.seq, to: &bytes)
             bytes += Self.sessionIDKey
-            if encodedSessionIDs[event.sessionID] == nil {
-                encodedSessionIDs[event.sessionID] = JSONWriter.bytes(of: .string(event.sessionID))
-            }
-            bytes += encodedSessionIDs[event.sessionID] ?? []
+            Self.appendString(event.sessionID, to: &bytes)
             bytes += Self.tsKey
             Self.appendDecimal(event.ts, to: &bytes)
             bytes += Self.updateKey
             bytes += event.updateJSON
             bytes.append(UInt8(ascii: "}"))
         }
-        let next = events.last?.event.seq ?? since
         let hasMore = next < history.lastSeq
         bytes += Array(#"],"next":\#(next),"has_more":\#(hasMore)}"#.utf8)
         return bytes
+    }
+
+    /// Appends `utf8` as a JSON string: as it is between quotes when it needs no escape (printable
+    /// ASCII without quote or backslash, as session ids are), else as `JSONWriter` writes it.
+    private static func appendString(_ utf8: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        guard utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
+            bytes += JSONWriter.bytes(of: .string(String(decoding: utf8, as: UTF8.self)))
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        bytes += utf8
+        bytes.append(UInt8(ascii: "\""))
     }
 
     private static let seqKey = Array(#"{"seq":"#.utf8)

@@ -35,6 +35,9 @@ final class SimulatorHistory {
     init(path: String) throws {
         database = try Database(path: path)
         try database.enableWriteAheadLogging()
+        // Pages are read in place through a map (up to 2 GiB) rather than copied in by a system
+        // call each: a catch-up reads the whole history.
+        try database.execute("PRAGMA mmap_size = 2147483648")
         try database.execute("""
             CREATE TABLE IF NOT EXISTS acp_events (event_id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
               seq INTEGER NOT NULL, ts INTEGER NOT NULL, update_json TEXT NOT NULL, meta_json TEXT NULL, index_hints TEXT NULL);
@@ -171,17 +174,39 @@ final class SimulatorHistory {
         )
     }
 
-    /// Events after `since`, in seq order, each with whether its update is JSON at all (a bridge
-    /// skips those that are not; SQLite's `json_valid` tells, far cheaper than parsing each: RFC
-    /// 8259 JSON on Debian's SQLite 3.40, as from 3.45 on; 3.42–3.44 also took JSON5).
-    func changes(since: Int64, limit: Int) throws -> [(event: StoredEvent, isJSON: Bool)] {
-        try database.query(
+    /// One event of `changes(since:limit:_:)`, read in place: its buffers are valid during the
+    /// call it is given to only.
+    struct ChangeRow {
+        var seq: Int64
+        var ts: Int64
+        /// Whether the update is JSON at all (a bridge skips those that are not).
+        var isJSON: Bool
+        var sessionID: UnsafeRawBufferPointer
+        var updateJSON: UnsafeRawBufferPointer
+    }
+
+    /// Calls `body` with each event after `since`, in seq order, `limit` at most, read in place (a
+    /// page is written from them without a copy of each); returns the seq of the last one, or
+    /// `since` when there is none. SQLite's `json_valid` tells which updates are JSON, far cheaper
+    /// than parsing each: RFC 8259 JSON on Debian's SQLite 3.40, as from 3.45 on; 3.42–3.44 also
+    /// took JSON5.
+    func changes(since: Int64, limit: Int, _ body: (ChangeRow) -> Void) throws -> Int64 {
+        var last = since
+        _ = try database.query(
             """
             SELECT event_id, session_id, ts, update_json, json_valid(update_json) FROM acp_events
             WHERE event_id > ? ORDER BY event_id LIMIT ?
             """,
             [since, limit]
-        ) { (Self.storedEvent($0), $0.bool(4)) }
+        ) { row in
+            last = row.int64(0)
+            row.withBytes(1) { sessionID in
+                row.withBytes(3) { update in
+                    body(ChangeRow(seq: last, ts: row.int64(2), isJSON: row.bool(4), sessionID: sessionID, updateJSON: update))
+                }
+            }
+        }
+        return last
     }
 
     /// The prompt result recorded for a client message id, if it was seen before.

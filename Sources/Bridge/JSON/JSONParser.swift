@@ -12,6 +12,10 @@ public struct JSONParser {
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
             var parser = Cursor(bytes: buffer)
+            defer {
+                parser.openMembers.release()
+                parser.openElements.release()
+            }
             parser.skipWhitespace()
             let value = try parser.parseValue(depth: 0)
             parser.skipWhitespace()
@@ -28,12 +32,10 @@ public struct JSONParser {
     private struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var offset = 0
-        /// The members of the objects being parsed, innermost last: each object's are collected
-        /// here and copied once into an array of their exact count (growing each object's own array
-        /// as members came would allocate and copy it several times).
-        var openMembers: [JSONMember] = []
-        /// The elements of the arrays being parsed, as `openMembers` for objects.
-        var openElements: [JSONValue] = []
+        /// The members of the objects being parsed.
+        var openMembers = OpenValues<JSONMember>()
+        /// The elements of the arrays being parsed.
+        var openElements = OpenValues<JSONValue>()
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
@@ -98,15 +100,13 @@ public struct JSONParser {
                 offset += 1
                 skipWhitespace()
                 let value = try parseValue(depth: depth)
-                openMembers.append(JSONMember(key, value))
+                openMembers.push(JSONMember(key, value))
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): offset += 1
                 case UInt8(ascii: "}"):
                     offset += 1
-                    let members = Array(openMembers[first...])
-                    openMembers.removeSubrange(first...)
-                    return .object(members)
+                    return .object(openMembers.pop(from: first))
                 default: throw error("expected ',' or '}'")
                 }
             }
@@ -124,15 +124,13 @@ public struct JSONParser {
             while true {
                 skipWhitespace()
                 let element = try parseValue(depth: depth)
-                openElements.append(element)
+                openElements.push(element)
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): offset += 1
                 case UInt8(ascii: "]"):
                     offset += 1
-                    let elements = Array(openElements[first...])
-                    openElements.removeSubrange(first...)
-                    return .array(elements)
+                    return .array(openElements.pop(from: first))
                 default: throw error("expected ',' or ']'")
                 }
             }

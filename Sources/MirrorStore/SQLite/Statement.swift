@@ -159,6 +159,14 @@ public struct Row {
         isNull(column) ? nil : string(column)
     }
 
+    /// Calls `body` with the column's bytes exactly as stored (text or blob), read in place: the
+    /// buffer is valid during the call only.
+    public func withBytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let pointer = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+    }
+
     /// The column's bytes exactly as stored (text or blob).
     public func bytes(_ column: Int32) -> [UInt8] {
         guard let pointer = sqlite3_column_blob(handle, column) else { return [] }
