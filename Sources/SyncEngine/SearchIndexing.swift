@@ -12,9 +12,9 @@ import MirrorStore
 ///   alone and no commit after it waits long.
 /// - After many events were indexed in steps, the index is merged once, by the step that finds
 ///   nothing left.
-/// - While a catch-up runs, the index's segments are not merged as it grows
-///   (`SearchIndexMerging.deferred`); the first step after the last catch-up ends merges as it
-///   grows again. A run stopped in a catch-up leaves merging deferred; the next catch-up's end
+/// - While a catch-up of more than one transaction runs, the index's segments are not merged as
+///   it grows (`SearchIndexMerging.deferred`); the first step after the last catch-up ends merges
+///   as it grows again. A run stopped in a catch-up leaves merging deferred; the next catch-up's end
 ///   merges the index and restores it.
 ///
 /// Owned by the engine and touched on its thread only, like the store it configures.
@@ -28,18 +28,19 @@ final class SearchIndexing {
     private var lastBurstBatchAt: ContinuousClock.Instant?
     /// Whether a catch-up deferred the index's merging (`SearchIndexMerging.deferred`).
     private var mergingDeferred = false
+    /// Transactions of the catch-ups running now.
+    private var catchUpCommits = 0
 
     init(store: MirrorStore) {
         self.store = store
     }
 
-    /// A history-cursor catch-up begins: the index's merging waits for its end.
+    /// A history-cursor catch-up begins.
     func catchUpStarted() throws {
-        if !mergingDeferred {
+        if !mergingDeferred, try store.searchIndexMerging() == .deferred {
             // Left deferred by a run stopped in a catch-up: what it indexed is merged at this one's end.
-            if try store.searchIndexMerging() == .deferred { indexedSinceMerge = max(indexedSinceMerge, Self.mergeAfterIndexing) }
-            try store.setSearchIndexMerging(.deferred)
             mergingDeferred = true
+            indexedSinceMerge = max(indexedSinceMerge, Self.mergeAfterIndexing)
         }
         catchUpsRunning += 1
     }
@@ -47,13 +48,21 @@ final class SearchIndexing {
     /// A catch-up ended, having written `written` events (indexed in its transactions, or put off).
     func catchUpEnded(written: Int) {
         catchUpsRunning -= 1
+        if catchUpsRunning == 0 { catchUpCommits = 0 }
         indexedSinceMerge += written
     }
 
     /// Before a catch-up's commit: it indexes its own events (and live ones put off meanwhile),
-    /// unless it pages over a gap during a burst, which leaves indexing to after the burst.
-    func prepareCatchUpCommit() {
+    /// unless it pages over a gap during a burst, which leaves indexing to after the burst. From a
+    /// catch-up's second transaction on, the index's merging waits for the catch-ups' end; one of a
+    /// single transaction (a reconnect's) leaves merging as it is.
+    func prepareCatchUpCommit() throws {
         store.defersSearchIndexing = burstIsRecent()
+        if catchUpCommits > 0 && !mergingDeferred {
+            try store.setSearchIndexMerging(.deferred)
+            mergingDeferred = true
+        }
+        catchUpCommits += 1
     }
 
     /// Before a live batch's commit: notes a burst, and puts indexing off during one.

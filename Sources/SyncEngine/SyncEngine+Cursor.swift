@@ -118,7 +118,7 @@ extension SyncEngine {
         // Each transaction indexes its own events (and live ones put off meanwhile): the text is
         // at hand, and the index grows beside the rows instead of in a long pass at the end. A
         // catch-up during a burst (paging over a gap) leaves indexing to after the burst.
-        indexing.prepareCatchUpCommit()
+        try indexing.prepareCatchUpCommit()
         let outcome = try store.appendEvents(events, history: history, advancingHistoryCursorTo: cursor)
         link.report.eventsWritten += outcome.inserted
         return outcome.inserted

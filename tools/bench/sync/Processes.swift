@@ -45,8 +45,9 @@ struct ToolPaths {
         )
     }
 
-    /// Runs oa-sync to the end (at most `timeout`); returns its wall time and peak RSS.
-    func runSync(_ arguments: [String], timeout: Duration = .seconds(3600)) async throws -> (seconds: Double, peakRSSMiB: Double) {
+    /// Runs oa-sync to the end (at most `timeout`); returns its wall time, CPU time (user and
+    /// system, on all its threads) and peak RSS.
+    func runSync(_ arguments: [String], timeout: Duration = .seconds(3600)) async throws -> (seconds: Double, cpuSeconds: Double, peakRSSMiB: Double) {
         let process = Process()
         process.executableURL = try ProgramLinks.executable("oa-sync", in: directory)
         process.arguments = arguments
@@ -58,9 +59,11 @@ struct ToolPaths {
         }
         let seconds = (ContinuousClock.now - start).seconds
         guard status == 0 else { throw BenchmarkFailure("oa-sync exited with \(status)") }
+        // oa-sync is the only child waited for (the simulator still runs).
         var usage = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        return (seconds, Double(usage.ru_maxrss) / 1024)
+        let cpu = [usage.ru_utime, usage.ru_stime].reduce(0.0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1_000_000 }
+        return (seconds, cpu, Double(usage.ru_maxrss) / 1024)
     }
 
     /// Runs `body` with oa-sync started with `arguments` (its standard error read as log lines),

@@ -57,15 +57,18 @@ struct SyncBenchmark: AsyncParsableCommand {
         // Each timed run starts with nothing left to write to disk (the simulator's seeding, the
         // run before): neither pays for another's writes.
         sync()
+        let simulatorCPUBefore = cpuSeconds(of: simulator.process.processIdentifier)
         let initial = try await tools.runSync(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
+        let simulatorCPU = cpuSeconds(of: simulator.process.processIdentifier).flatMap { after in simulatorCPUBefore.map { after - $0 } }
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let mirrored = try store.counts().events
         let bytes = try store.database.scalarInt64("SELECT coalesce(sum(length(update_json)), 0) FROM events") ?? 0
         let largest = try store.database.scalarInt64("SELECT max(length(update_json)) FROM events") ?? 0
-        print("| initial sync | seconds | events/s | peak RSS |\n|---|---:|---:|---:|")
-        print("| oa-sync --once, \(mirrored) events, \(f(Double(bytes) / 1_048_576, 1)) MiB of updates (largest \(f(Double(largest) / 1_048_576, 2)) MiB) | \(f(initial.seconds)) | \(Int(Double(mirrored) / initial.seconds)) | \(f(initial.peakRSSMiB, 1)) MiB |")
+        print("| initial sync | seconds | CPU seconds | events/s | peak RSS |\n|---|---:|---:|---:|---:|")
+        print("| oa-sync --once, \(mirrored) events, \(f(Double(bytes) / 1_048_576, 1)) MiB of updates (largest \(f(Double(largest) / 1_048_576, 2)) MiB) | \(f(initial.seconds)) | \(f(initial.cpuSeconds)) | \(Int(Double(mirrored) / initial.seconds)) | \(f(initial.peakRSSMiB, 1)) MiB |")
         let baseline = try await tools.sqliteBaseline(mirror: mirror, into: work.appending(path: "baseline.sqlite").path)
-        print("| SQLite alone: the same rows by Python's executemany into a plain rowid table, then FTS5 'rebuild' | \(f(baseline)) | \(Int(Double(mirrored) / baseline)) | |")
+        print("| SQLite alone: the same rows by Python's executemany into a plain rowid table, then FTS5 'rebuild' | \(f(baseline)) | | \(Int(Double(mirrored) / baseline)) | |")
+        print("| oa-bridge-sim meanwhile (the same two cores) | | \(simulatorCPU.map { f($0) } ?? "?") | | |")
         print("\noa-sync / SQLite alone: \(f(initial.seconds / baseline))× (target ≤ 2×)")
         guard !initialOnly else { return }
 
@@ -87,19 +90,39 @@ struct SyncBenchmark: AsyncParsableCommand {
                 _ = try await control.call("_sim/append", params: ["session_id": .string(existing), "updates": .array(updates)])
                 let bytesBefore = try await control.call("_sim/stats", params: [:]).result["bytes_sent"]?.int64Value ?? 0
                 _ = try await control.call("_sim/refuse_connections", params: ["ms": 0])
-                try await sync.waitFor { $0["state"]?.stringValue == "syncing" }
-                let started = ContinuousClock.now
+                let syncing = try await sync.waitFor { $0["state"]?.stringValue == "syncing" }
                 let caughtUp = try await sync.waitFor { $0["message"]?.stringValue == "caught up" }
-                let seconds = (ContinuousClock.now - started).seconds
+                // By the times oa-sync wrote on the two lines (to the millisecond): both may be read at once.
+                guard let from = logTime(syncing), let to = logTime(caughtUp) else {
+                    throw BenchmarkFailure("oa-sync's log lines carry no time: \(syncing), \(caughtUp)")
+                }
+                let seconds = to.timeIntervalSince(from)
                 try await sync.waitFor { $0["state"]?.stringValue == "live" }
                 let bytesAfter = try await control.call("_sim/stats", params: [:]).result["bytes_sent"]?.int64Value ?? 0
                 let payload = updates.reduce(0) { $0 + JSONWriter.bytes(of: $1).count }
                 print("\n| incremental sync after a reconnect | value |\n|---|---:|")
                 print("| events caught up | \(caughtUp["events"]?.stringValue ?? "?") |")
-                print("| reconnect (syncing) to caught up | \(f(seconds * 1000)) ms |")
+                print("| reconnect (syncing) to caught up, by oa-sync's log times | \(f(seconds * 1000, 0)) ms |")
                 print("| bytes the bridge sent to all clients meanwhile | \(bytesAfter - bytesBefore) (the 100 updates: \(payload)) |")
             }
         }
+    }
+
+    /// The CPU time (user and system) process `pid` has used so far, from /proc; nil if unreadable.
+    private func cpuSeconds(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        // The fields after the command's name, which may hold spaces: state is the 3rd, utime the 14th.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The time a JSON log line of oa-sync was written (its `ts`).
+    private func logTime(_ line: JSONValue) -> Date? {
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return line["ts"]?.stringValue.flatMap { format.date(from: $0) }
     }
 
     private func liveLatency(simulator: SimulatorLauncher.Started, mirror: String, tools: ToolPaths) async throws {
