@@ -16,14 +16,19 @@ public final class ThreadExecutor: SerialExecutor {
         let queue = self.queue
         let executor = UnownedSerialExecutor(ordinary: self)
         let threadName = String(decoding: name.utf8.prefix(15), as: UTF8.self)
+        let started = DispatchSemaphore(value: 0)
         let thread = Thread {
-            // Named from inside: only then does Foundation pass the name on to the system.
+            // Named from inside, before any job, once `start()` has returned: Foundation's setter
+            // names the system's thread only once `start()` has recorded it, so a thread that ran
+            // first kept the name of the one that made it (a race that a loaded machine lost).
+            started.wait()
             Thread.current.name = threadName
             while let jobs = queue.waitForJobs() {
                 for job in jobs { job.runSynchronously(on: executor) }
             }
         }
         thread.start()
+        started.signal()
     }
 
     deinit {

@@ -8,7 +8,7 @@ private actor ThreadBound {
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private var order: [Int] = []
 
-    /// The name of the thread the call runs on.
+    /// The name of the thread the call runs on (Foundation reads the system's).
     func threadName() -> String? {
         Thread.current.name
     }
