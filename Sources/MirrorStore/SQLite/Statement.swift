@@ -169,8 +169,6 @@ public struct Row {
 
     /// The column's bytes exactly as stored (text or blob).
     public func bytes(_ column: Int32) -> [UInt8] {
-        guard let pointer = sqlite3_column_blob(handle, column) else { return [] }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+        withBytes(column) { Array($0) }
     }
 }
