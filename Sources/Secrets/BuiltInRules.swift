@@ -3,6 +3,16 @@ extension SecretRule {
     /// `"api_key": "…"`, `token: …`).
     static let secretNames = "passw(?:or)?d|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?"
 
+    /// The `password` rule's pattern: a name, `=` or `:`, a value.
+    ///
+    /// The lookahead after `\b` changes no match, it only makes words without `=` or `:` after
+    /// them cheap: a match's name and the word characters around it are a run of characters none
+    /// of which is a space, a quote, `=` or `:`, followed by one of those, so that run is the
+    /// longest such run from where the match starts, and the lookahead reads it without
+    /// backtracking. Without it, ICU tried every name, folding case, at every place of every word.
+    static let passwordPattern = #"\b(?=[^\s"'=:]*+["']?\s*+[=:])[A-Za-z0-9_.\-]*(?:"# + secretNames
+        + #")[A-Za-z0-9_.\-]*["']?\s*(?:=|:)\s*["']?([^\s"'`,;\[\]{}()<>\\]+)"#
+
     /// The rules every detector starts with, most specific first: where two matches overlap, the
     /// earlier rule's wins.
     public static let builtIn: [SecretRule] = [
@@ -28,7 +38,7 @@ extension SecretRule {
         SecretRule(kind: "url_password", pattern: #"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@"'<>]+:([^\s@/"'<>]+)@[^\s/"'<>]+"#, group: 1,
                    keywords: ["://"], confidence: .high, minimumLength: 3),
         SecretRule(kind: "password",
-                   pattern: #"\b[A-Za-z0-9_.\-]*(?:"# + secretNames + #")[A-Za-z0-9_.\-]*["']?\s*(?:=|:)\s*["']?([^\s"'`,;\[\]{}()<>\\]+)"#,
+                   pattern: passwordPattern,
                    group: 1, keywords: ["pass", "pwd", "secret", "token", "key", "credential"], confidence: .low,
                    minimumEntropy: 3, minimumLength: 10, needsNonWordCharacter: true, ignoresCase: true),
     ]

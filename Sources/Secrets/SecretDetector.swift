@@ -14,8 +14,9 @@ public struct SecretDetector: Sendable {
     }
 
     /// A rule's keyword, lowercased. An ASCII one is looked for byte by byte in the text's
-    /// lowercased UTF-8, which finds every place Foundation's `contains` finds (ASCII has no other
-    /// canonically equivalent spelling) at a fraction of its cost; any other through `contains`.
+    /// lowercased UTF-8 (`memchr` finding each place of its first byte), which finds every place
+    /// Foundation's `contains` finds (ASCII has no other canonically equivalent spelling) at a
+    /// fraction of its cost; any other through `contains`.
     private struct Keyword: Sendable {
         let text: String
         let asciiBytes: [UInt8]?
@@ -27,14 +28,18 @@ public struct SecretDetector: Sendable {
 
         func occurs(in lowered: LoweredText) -> Bool {
             guard let needle = asciiBytes else { return lowered.text.contains(text) }
-            guard let first = needle.first else { return true }
-            let haystack = lowered.utf8
-            guard haystack.count >= needle.count else { return false }
-            return haystack.withUnsafeBufferPointer { haystack in
-                needle.withUnsafeBufferPointer { needle in
-                    candidates: for start in 0...(haystack.count - needle.count) where haystack[start] == first {
-                        for offset in 1..<needle.count where haystack[start + offset] != needle[offset] { continue candidates }
-                        return true
+            guard !needle.isEmpty else { return true }
+            guard lowered.utf8.count >= needle.count else { return false }
+            return lowered.utf8.withUnsafeBytes { haystack in
+                needle.withUnsafeBytes { needle in
+                    guard let base = haystack.baseAddress, let first = needle.first, let rest = needle.baseAddress?.advanced(by: 1)
+                    else { return false }
+                    let end = haystack.count - needle.count
+                    var start = 0
+                    while start <= end, let found = memchr(base.advanced(by: start), Int32(first), end - start + 1) {
+                        start = base.distance(to: found)
+                        if memcmp(found.advanced(by: 1), rest, needle.count - 1) == 0 { return true }
+                        start += 1
                     }
                     return false
                 }

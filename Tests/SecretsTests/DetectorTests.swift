@@ -56,6 +56,17 @@ import TestSupport
         #expect(detector.findings(in: "\(aws) \(jwt)").count == 2)
     }
 
+    @Test func aKeywordIsFoundWhereverItIsIgnoringCase() throws {
+        let only = try SecretDetector(extraRules: [SecretRule(kind: "x", pattern: "abcd", keywords: ["ABCD"], confidence: .low)],
+                                      disabledKinds: Set(SecretRule.builtIn.map(\.kind)))
+        for text in ["abcd", "ABCD", "xabcd", "aabcd", "abcabcd", "abcdx", "é abcd", "a b c d abcD"] {
+            #expect(only.mayHoldSecrets(text), "\(text)")
+        }
+        for text in ["", "abc", "bcd", "abc d", "abcabc", "xbcd", "ab\u{301}cd", "dcba"] {
+            #expect(!only.mayHoldSecrets(text), "\(text)")
+        }
+    }
+
     /// The false-positive rate on ordinary agent text: texts with a finding, over all texts.
     @Test func ordinaryAgentTextHasFewFalsePositives() {
         let corpus = OrdinaryAgentText.corpus()
