@@ -103,27 +103,44 @@ public struct SecretDetector: Sendable {
         return compiled.contains { $0.keywords.isEmpty || $0.keywords.contains(where: { $0.occurs(in: lowered) }) }
     }
 
-    /// The secrets in `text`, in the order they occur, none overlapping another.
+    /// The kind of the finding that stands for a whole text some rule could not be run to its end
+    /// on (ICU gives up on a match that would need more than its backtracking stack): what was
+    /// not searched may hold anything, so all of it is taken for a secret.
+    public static let unscannedKind = "unscanned"
+
+    /// The secrets in `text`, in the order they occur, none overlapping another; or, when a rule
+    /// could not be run to its end, one finding of `unscannedKind` covering the whole text.
     public func findings(in text: String) -> [SecretFinding] {
         guard !text.isEmpty else { return [] }
         let lowered = LoweredText(text)
         let whole = NSRange(text.startIndex..., in: text)
-        var found: [(finding: SecretFinding, rule: Int)] = []
-        for (index, entry) in compiled.enumerated() {
-            guard entry.keywords.isEmpty || entry.keywords.contains(where: { $0.occurs(in: lowered) }) else { continue }
-            for match in entry.expression.matches(in: text, range: whole) {
-                let range = match.range(at: entry.rule.group)
-                guard range.location != NSNotFound, let bounds = Range(range, in: text) else { continue }
-                let value = text[bounds]
-                guard accepts(value, entry.rule) else { continue }
-                let start = text.utf8.distance(from: text.startIndex, to: bounds.lowerBound)
-                let finding = SecretFinding(kind: entry.rule.kind, confidence: entry.rule.confidence,
-                                            utf8Range: start..<(start + value.utf8.count), fingerprint: SecretFingerprint(of: value))
-                if found.contains(where: { $0.finding.utf8Range.overlaps(finding.utf8Range) }) { continue }
-                found.append((finding, index))
+        var found: [SecretFinding] = []
+        var unfinished = false
+        for entry in compiled where entry.keywords.isEmpty || entry.keywords.contains(where: { $0.occurs(in: lowered) }) {
+            entry.expression.enumerateMatches(in: text, options: [.reportCompletion], range: whole) { match, flags, _ in
+                if flags.contains(.internalError) { unfinished = true }
+                guard let match, let finding = finding(match, of: entry.rule, in: text),
+                      !found.contains(where: { $0.utf8Range.overlaps(finding.utf8Range) })
+                else { return }
+                found.append(finding)
+            }
+            if unfinished {
+                return [SecretFinding(kind: Self.unscannedKind, confidence: .high, utf8Range: 0..<text.utf8.count,
+                                      fingerprint: SecretFingerprint(of: text))]
             }
         }
-        return found.map(\.finding).sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound }
+        return found.sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound }
+    }
+
+    /// The secret `match` of `rule` holds in `text`, if its value is one.
+    private func finding(_ match: NSTextCheckingResult, of rule: SecretRule, in text: String) -> SecretFinding? {
+        let range = match.range(at: rule.group)
+        guard range.location != NSNotFound, let bounds = Range(range, in: text) else { return nil }
+        let value = text[bounds]
+        guard accepts(value, rule) else { return nil }
+        let start = text.utf8.distance(from: text.startIndex, to: bounds.lowerBound)
+        return SecretFinding(kind: rule.kind, confidence: rule.confidence, utf8Range: start..<(start + value.utf8.count),
+                             fingerprint: SecretFingerprint(of: value))
     }
 
     /// Whether a match of `rule` is a secret: long enough, random enough, its check passed, not a

@@ -67,6 +67,18 @@ import TestSupport
         }
     }
 
+    @Test func aTextARuleCouldNotBeRunToItsEndIsWithheldWhole() throws {
+        // ICU keeps a state for each repetition of a group with alternatives: 2,000,000 of them
+        // overflow its backtracking stack.
+        let heavy = try SecretDetector(extraRules: [SecretRule(kind: "ab", pattern: "(?:a|b)+c", confidence: .low)])
+        let text = "password=" + String(repeating: "ab", count: 1_000_000) + "c"
+        let findings = heavy.findings(in: text)
+        #expect(findings.map(\.kind) == [SecretDetector.unscannedKind])
+        #expect(findings.first?.utf8Range == 0..<text.utf8.count)
+        #expect(Redactor(detector: heavy).redact(text) == "[REDACTED:unscanned#1]")
+        #expect(heavy.findings(in: "password=" + String(repeating: "ab", count: 1_000) + "c").map(\.kind) == ["ab"])
+    }
+
     /// The false-positive rate on ordinary agent text: texts with a finding, over all texts.
     @Test func ordinaryAgentTextHasFewFalsePositives() {
         let corpus = OrdinaryAgentText.corpus()
