@@ -114,22 +114,36 @@ public struct SecretDetector: Sendable {
         guard !text.isEmpty else { return [] }
         let lowered = LoweredText(text)
         let whole = NSRange(text.startIndex..., in: text)
+        // The earlier rules' findings, in order; a rule's own matches do not overlap one another.
         var found: [SecretFinding] = []
         var unfinished = false
         for entry in compiled where entry.keywords.isEmpty || entry.keywords.contains(where: { $0.occurs(in: lowered) }) {
+            var added: [SecretFinding] = []
             entry.expression.enumerateMatches(in: text, options: [.reportCompletion], range: whole) { match, flags, _ in
                 if flags.contains(.internalError) { unfinished = true }
-                guard let match, let finding = finding(match, of: entry.rule, in: text),
-                      !found.contains(where: { $0.utf8Range.overlaps(finding.utf8Range) })
+                guard let match, let finding = finding(match, of: entry.rule, in: text), !Self.overlapsAny(found, finding.utf8Range)
                 else { return }
-                found.append(finding)
+                added.append(finding)
             }
             if unfinished {
                 return [SecretFinding(kind: Self.unscannedKind, confidence: .high, utf8Range: 0..<text.utf8.count,
                                       fingerprint: SecretFingerprint(of: text))]
             }
+            if !added.isEmpty { found = (found + added).sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound } }
         }
-        return found.sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound }
+        return found
+    }
+
+    /// Whether `range` overlaps one of `findings`, which are in order and do not overlap.
+    private static func overlapsAny(_ findings: [SecretFinding], _ range: Range<Int>) -> Bool {
+        // The first finding that ends after `range` starts: the only one that can overlap it.
+        var low = 0
+        var high = findings.count
+        while low < high {
+            let middle = (low + high) / 2
+            if findings[middle].utf8Range.upperBound <= range.lowerBound { low = middle + 1 } else { high = middle }
+        }
+        return low < findings.count && findings[low].utf8Range.overlaps(range)
     }
 
     /// The secret `match` of `rule` holds in `text`, if its value is one.

@@ -295,8 +295,10 @@ struct FeedLog {
         return events.filter { $0["session_id"]?.stringValue == session && !gone.contains($0["event_id"]?.int64Value ?? -1) }
     }
 
-    /// Reads the subscriber's notifications until `done` holds (failing after `timeout`).
-    mutating func read(from session: ReplSession, timeout: Duration = .seconds(90), until done: (FeedLog) -> Bool) async throws {
+    /// Reads the subscriber's notifications until `done` holds (failing after `timeout`). In the
+    /// whole suite on two cores, where every suite runs its programs at once, a follower test has
+    /// taken up to 87 s end to end, and one read once missed 90 s.
+    mutating func read(from session: ReplSession, timeout: Duration = .seconds(150), until done: (FeedLog) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !done(self) {
             take([try await session.nextJSON(timeout: deadline - .now)])

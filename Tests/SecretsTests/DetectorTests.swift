@@ -41,6 +41,18 @@ import TestSupport
         #expect(findings.map(\.kind) == ["jwt", "aws_access_key"])
     }
 
+    /// 30,000 secrets in one text (a dump of settings): each is checked against the others once,
+    /// not against every other.
+    @Test func manySecretsInOneTextAreFoundInLinearTime() throws {
+        let aws = try #require(PlantedSecrets.all.first { $0.kind == "aws_access_key" }).value
+        let text = (0..<30_000).map { "token_\($0)=Q9x!\($0)-zK7#mP2v \(aws)" }.joined(separator: "\n")
+        var findings: [SecretFinding] = []
+        let elapsed = ContinuousClock().measure { findings = detector.findings(in: text) }
+        #expect(findings.count == 60_000)
+        #expect(findings.map(\.utf8Range.lowerBound) == findings.map(\.utf8Range.lowerBound).sorted())
+        #expect(elapsed < .seconds(20), "\(elapsed)")
+    }
+
     @Test func placeholdersAndIdentifiersAreNotSecrets() {
         for text in ["password=********", "api_key: ${API_KEY}", "token = getToken(user)", "secret: <your secret here>",
                      "postgres://app:$DB_PASSWORD@db:5432/app", "password: [REDACTED:password#1]"] {
