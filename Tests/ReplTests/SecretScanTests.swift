@@ -7,8 +7,8 @@ import TestSupport
 import ToolSupport
 
 /// `secrets` scans lazily: the first report scans every event, the next only those mirrored
-/// since (a watermark in the mirror), and other rules scan everything again. Timed on a mirror of
-/// ordinary agent text with a few planted secrets; the figures are printed.
+/// since (a watermark in the mirror), and other rules scan everything again. On a mirror of
+/// ordinary agent text with a few planted secrets; the times are printed.
 @Suite("the secrets report's lazy scan", .timeLimit(.minutes(5)))
 struct SecretScanTests {
     static let events = 8_000
@@ -62,11 +62,16 @@ struct SecretScanTests {
         #expect(first.status == 0, "\(first.standardError)")
         let found = try JSONParser.parse(first.standardOutput).arrayValue ?? []
         #expect(Set(found.compactMap { $0["kind"]?.stringValue }) == Set(PlantedSecrets.all.prefix(4).map(\.kind)))
+        // An event already scanned is given a secret behind the report's back: the next report
+        // does not read it again, so it does not see it (until the rules change, below).
+        let planted = PlantedSecrets.all[8]
+        let scanned = try #require(store.events(afterEventID: 0, limit: 1).first?.eventID)
+        try store.database.run("UPDATE events SET text = ?, update_json = ? WHERE event_id = ?",
+                               [planted.line, String(decoding: output(sessions[0], planted.line, time: 0).updateJSON, as: UTF8.self), scanned])
         let (second, secondSeconds) = try await timed(arguments, environment: environment, in: directory)
-        #expect(second.standardOutput == first.standardOutput)
+        #expect(second.standardOutput == first.standardOutput, "events already scanned are not scanned again")
         print("secrets: first report (scanning \(Self.events) events) \(String(format: "%.2f", firstSeconds)) s, "
             + "\(String(format: "%.0f", Double(Self.events) / firstSeconds)) events/s; the next \(String(format: "%.2f", secondSeconds)) s")
-        #expect(secondSeconds < firstSeconds)
 
         // New events are scanned on the next report; other rules scan everything again.
         let extra = PlantedSecrets.all[6]
@@ -80,5 +85,6 @@ struct SecretScanTests {
         // The AWS key is still found, as the value of a name holding "access_key".
         #expect(!fourth.contains { $0["kind"]?.stringValue == "aws_access_key" })
         #expect(fourth.contains { $0["kind"]?.stringValue == "password" })
+        #expect(fourth.contains { $0["kind"]?.stringValue == planted.kind }, "other rules scan everything again")
     }
 }
