@@ -52,6 +52,6 @@ extension SecretRule {
         SecretRule(kind: "password",
                    pattern: passwordPattern,
                    group: 1, keywords: ["pass", "pwd", "secret", "token", "key", "credential"], confidence: .low,
-                   minimumEntropy: 3, minimumLength: 10, needsNonWordCharacter: true, ignoresCase: true),
+                   minimumEntropy: 3, minimumLength: 10, needsNonWordCharacter: true, ignoresCase: true).matching(oneOf: "=:"),
     ]
 }

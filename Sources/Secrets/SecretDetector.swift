@@ -2,7 +2,8 @@ import Foundation
 
 /// Finds secrets in text with a set of `SecretRule`s, skipping the values of an allow list.
 ///
-/// A rule is tried only when one of its keywords occurs in the text, so that ordinary text costs
+/// A rule is tried only when one of its keywords occurs in the text (and, for a built-in rule
+/// whose every match holds one of a few characters, one of those too), so that ordinary text costs
 /// one lowercasing and a few substring searches. Where matches overlap, the earlier rule's wins.
 public struct SecretDetector: Sendable {
     /// A rule with its compiled pattern.
@@ -11,6 +12,17 @@ public struct SecretDetector: Sendable {
         let rule: SecretRule
         let expression: NSRegularExpression
         let keywords: [Keyword]
+
+        /// Whether the rule is to be tried on a text: one of its keywords occurs in it (or it has
+        /// none), and so does one of the characters every match holds (or it promises none).
+        func mayMatch(_ lowered: LoweredText) -> Bool {
+            guard keywords.isEmpty || keywords.contains(where: { $0.occurs(in: lowered) }) else { return false }
+            let characters = rule.charactersInEveryMatch
+            return characters.isEmpty || lowered.utf8.withUnsafeBytes { text in
+                guard let base = text.baseAddress else { return false }
+                return characters.contains { character in memchr(base, Int32(character), text.count) != nil }
+            }
+        }
     }
 
     /// A rule's keyword, lowercased. An ASCII one is looked for byte by byte in the text's
@@ -97,10 +109,11 @@ public struct SecretDetector: Sendable {
     }
 
     /// Whether some rule would be tried on `text`: one of its keywords occurs (or a rule has
-    /// none). False means `findings(in:)` finds nothing, at the cost of a few substring searches.
+    /// none), and one of the characters its every match holds. False means `findings(in:)` finds
+    /// nothing, at the cost of a few substring searches.
     public func mayHoldSecrets(_ text: String) -> Bool {
         let lowered = LoweredText(text)
-        return compiled.contains { $0.keywords.isEmpty || $0.keywords.contains(where: { $0.occurs(in: lowered) }) }
+        return compiled.contains { $0.mayMatch(lowered) }
     }
 
     /// The kind of the finding that stands for a whole text some rule could not be run to its end
@@ -117,7 +130,7 @@ public struct SecretDetector: Sendable {
         // The earlier rules' findings, in order; a rule's own matches do not overlap one another.
         var found: [SecretFinding] = []
         var unfinished = false
-        for entry in compiled where entry.keywords.isEmpty || entry.keywords.contains(where: { $0.occurs(in: lowered) }) {
+        for entry in compiled where entry.mayMatch(lowered) {
             var added: [SecretFinding] = []
             entry.expression.enumerateMatches(in: text, options: [.reportCompletion], range: whole) { match, flags, _ in
                 if flags.contains(.internalError) { unfinished = true }

@@ -44,6 +44,10 @@ public struct SecretRule: Sendable, Equatable {
     public var needsNonWordCharacter: Bool
     /// The pattern ignores case.
     public var ignoresCase: Bool
+    /// ASCII characters of which one occurs in every match (empty: no such promise): a text
+    /// holding none of them is not searched. Set by the built-in rules only; not part of the
+    /// secrets file, nor of the rules' digest, since it changes no finding.
+    var charactersInEveryMatch: [UInt8] = []
 
     public init(
         kind: String, pattern: String, group: Int = 0, keywords: [String] = [], confidence: SecretConfidence,
@@ -60,6 +64,15 @@ public struct SecretRule: Sendable, Equatable {
         self.minimumLength = minimumLength
         self.needsNonWordCharacter = needsNonWordCharacter
         self.ignoresCase = ignoresCase
+    }
+}
+
+extension SecretRule {
+    /// This rule, promising that one of `characters` (ASCII) occurs in each of its matches.
+    func matching(oneOf characters: String) -> SecretRule {
+        var rule = self
+        rule.charactersInEveryMatch = Array(characters.utf8)
+        return rule
     }
 }
 

@@ -91,6 +91,15 @@ import TestSupport
         #expect(heavy.findings(in: "password=" + String(repeating: "ab", count: 1_000) + "c").map(\.kind) == ["ab"])
     }
 
+    /// The `password` rule's every match holds `=` or `:`: a text with its keywords but neither
+    /// is not searched, and one with them is.
+    @Test func thePasswordRuleIsTriedOnlyWhereAValueCanBeAssigned() {
+        #expect(!detector.mayHoldSecrets("the token was refreshed, the password rotated"))
+        #expect(detector.mayHoldSecrets("the token: was refreshed"))
+        #expect(detector.findings(in: "password = \"Xk29vQ7#mP2r\"").map(\.kind) == ["password"])
+        #expect(detector.findings(in: "password\n:\nXk29vQ7#mP2r").map(\.kind) == ["password"])
+    }
+
     /// The false-positive rate on ordinary agent text: texts with a finding, over all texts.
     @Test func ordinaryAgentTextHasFewFalsePositives() {
         let corpus = OrdinaryAgentText.corpus()
