@@ -73,6 +73,9 @@ actor BridgeSimulator {
         guard let id = frame.json["id"], !id.isNull else { return }  // notifications get no answer
         let params = frame.json["params"] ?? [:]
         guard initialized.contains(connection.id) || method == BridgeMethod.initialize else { return }
+        // In arrival order: a request right behind `initialize` is answered, even if it is read
+        // before `initialize` has been handled.
+        if method == BridgeMethod.initialize { initialized.insert(connection.id) }
         if method.hasPrefix("_sim/") {
             // Control methods are not part of the simulated bridge: no delay, no queueing.
             await answer(method: method, id: id, params: params, connection: connection, delay: .zero)
@@ -142,7 +145,6 @@ actor BridgeSimulator {
     private func result(of method: String, params: JSONValue, connection: SimulatorConnection) async throws -> [UInt8]? {
         switch method {
         case BridgeMethod.initialize:
-            initialized.insert(connection.id)
             clients.append(params["client_info"] ?? .null)
             return JSONWriter.bytes(of: initializeResult)
         case BridgeMethod.recentSessions:

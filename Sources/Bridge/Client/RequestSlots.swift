@@ -9,6 +9,13 @@ final class RequestSlots: Sendable {
         var nextTicket = 0
         var waiters: [(ticket: Int, continuation: CheckedContinuation<Void, any Error>)] = []
         var ended: (any Error)?
+
+        /// Takes a slot when one is free and nobody waits for it (or any number may be in flight).
+        mutating func takesSlot(unlimited: Bool) -> Bool {
+            guard unlimited || (inFlight == 0 && waiters.isEmpty) else { return false }
+            inFlight += 1
+            return true
+        }
     }
 
     private let state = Mutex(State())
@@ -17,24 +24,23 @@ final class RequestSlots: Sendable {
     func acquire(unlimited: Bool) async throws {
         let ticket = try state.withLock { state -> Int? in
             if let ended = state.ended { throw ended }
-            if state.inFlight == 0 || unlimited {
-                state.inFlight += 1
-                return nil
-            }
+            if state.takesSlot(unlimited: unlimited) { return nil }
             state.nextTicket += 1
             return state.nextTicket
         }
         guard let ticket else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let refusal = state.withLock { state -> (any Error)? in
-                    if let ended = state.ended { return ended }
+                let now = state.withLock { state -> Result<Void, any Error>? in
+                    if let ended = state.ended { return .failure(ended) }
                     // Checked under the lock that the cancellation handler takes.
-                    if Task.isCancelled { return CancellationError() }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    // The slot may have been given back since it was found taken, to no waiter.
+                    if state.takesSlot(unlimited: false) { return .success(()) }
                     state.waiters.append((ticket, continuation))
                     return nil
                 }
-                if let refusal { continuation.resume(throwing: refusal) }
+                if let now { continuation.resume(with: now) }
             }
         } onCancel: {
             state.withLock { state -> CheckedContinuation<Void, any Error>? in
@@ -54,6 +60,9 @@ final class RequestSlots: Sendable {
             return state.waiters.removeFirst().continuation
         }?.resume()
     }
+
+    /// How many requests wait for the slot: what tests read to know a request is waiting.
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// The connection ended: every waiter fails with `error`, and every later request too.
     func end(with error: any Error) {

@@ -102,6 +102,7 @@ final class WebSocketConnection: Sendable {
         _ body: (WebSocketConnection) async throws -> T
     ) async throws -> T {
         guard BridgeURL.isValid(url) else { throw BridgeError.invalidURL(url) }
+        try Task.checkCancellation()
         let configuration = WebSocketClientConfiguration(
             maxFrameSize: frameSizeCap(forMessageLimit: maximumMessageSize),
             additionalHeaders: security.headers,
@@ -125,7 +126,8 @@ final class WebSocketConnection: Sendable {
                     try await waitUntilOpen(opened, deadline: openDeadline)
                 } catch {
                     // Given up while the upgrade is still awaited: closing the loop closes its socket.
-                    if opened.fail(CancellationError()) { try? await eventLoop.shutdownGracefully() }
+                    // Given up before the connection's task began connecting, it never will.
+                    if opened.giveUp(CancellationError()) { try? await eventLoop.shutdownGracefully() }
                     throw Self.openingError(error, url: url)
                 }
                 let result: T
@@ -183,6 +185,7 @@ final class WebSocketConnection: Sendable {
     ) async {
         var ending = BridgeError.connectionClosed(reason: "closed by the bridge")
         do {
+            guard opened.beginConnecting() else { throw CancellationError() }
             let close = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls,
                                                           eventLoopGroup: eventLoop, logger: logger) { frames, outbound, _ in
                 guard opened.succeed() else { return }

@@ -94,7 +94,15 @@ public final class MirrorStore {
     }
 
     /// Checks that the file is an empty database or a mirror this build can read; returns its version.
+    ///
+    /// Its reads share one snapshot: a mirror that another process is creating meanwhile is seen
+    /// before its first migration or after it, never as tables without a version (which would
+    /// look like another application's).
     private func checkOwnership() throws -> Int {
+        try database.readTransaction { try readOwnership() }
+    }
+
+    private func readOwnership() throws -> Int {
         let version = try schemaVersion()
         let applicationID = Int32(truncatingIfNeeded: try database.scalarInt64("PRAGMA application_id") ?? 0)
         if applicationID != 0 && applicationID != Self.applicationID {
