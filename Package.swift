@@ -302,12 +302,16 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(
+            name: "HarnessTests",
+            dependencies: ["Primitives", "TestSupport"]
+        ),
+        .testTarget(
             name: "PrimitivesTests",
-            dependencies: ["Primitives"]
+            dependencies: ["Primitives", "TestSupport"]
         ),
         .testTarget(
             name: "MirrorStoreTests",
-            dependencies: ["MirrorStore", "TestSupport", "ToolSupport"]
+            dependencies: ["MirrorStore", "Primitives", "TestSupport", "ToolSupport"]
         ),
         .testTarget(
             name: "DocsTests",

@@ -1,10 +1,11 @@
 @testable import Bridge
+import TestSupport
 import Testing
 
 /// The scanner of answers read in parts: the same pieces whatever the bytes' cut into parts,
 /// exact bytes kept, strings' brackets and escapes not taken for structure, pieces over the limit
 /// and broken answers refused.
-@Suite("Answers read in parts")
+@Suite("Answers read in parts", .endsWithin(.seconds(120)))
 struct AnswerScannerTests {
     static let answer = #"""
     { "jsonrpc" : "2.0", "id":"hist-7", "result": [ {"session_id":"s","update":{"text":"a ] } \" \\ [ {"}},

@@ -4,7 +4,7 @@ import Testing
 @testable import Bridge
 
 /// The client against the simulator, over loopback WebSocket, in both flavours.
-@Suite("Bridge client against the simulator", .timeLimit(.minutes(2)))
+@Suite("Bridge client against the simulator", .startsPrograms(endsWithin: .seconds(120)))
 struct BridgeClientTests {
     static let flavors = ["stock", "cursor"]
 
@@ -86,11 +86,10 @@ struct BridgeClientTests {
         let directory = try TemporaryDirectory()
         let simulator = try await sampleSimulator(flavor, in: directory)
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
-            var updates = client.notifications.makeAsyncIterator()
-
+            let updates = client.notifications
             let sessionID = try await client.newSession()
             #expect(UUID(uuidString: sessionID) != nil)
-            guard case .sessionUpdate(let mode) = await updates.next() else {
+            guard case .sessionUpdate(let mode) = try await updates.next(awaiting: "the mode update after session/new") else {
                 Issue.record("no mode update after session/new")
                 return
             }
@@ -101,7 +100,7 @@ struct BridgeClientTests {
             let accepted = try await client.prompt(sessionID: sessionID, text: "Run the tests")
             #expect(accepted == PromptAccepted(status: "started", duplicate: false))
             var kinds: [UpdateKind] = []
-            while kinds.count < 6, case .sessionUpdate(let update)? = await updates.next() {
+            while kinds.count < 6, case .sessionUpdate(let update)? = try await updates.next(awaiting: "the prompt's updates") {
                 kinds.append(update.update.summary.kind)
             }
             #expect(kinds == [.agentThoughtChunk, .agentMessageChunk, .agentMessageChunk, .toolCall, .toolCallUpdate, .agentMessageChunk])
@@ -111,7 +110,7 @@ struct BridgeClientTests {
             }
             #expect(try await client.cancel(sessionID: sessionID) == "no_active_session")
             try await client.setMode(sessionID: sessionID, modeID: "claude-code")
-            guard case .sessionUpdate(let newMode) = await updates.next() else {
+            guard case .sessionUpdate(let newMode) = try await updates.next(awaiting: "the mode update after set_mode") else {
                 Issue.record("no mode update after set_mode")
                 return
             }
@@ -165,8 +164,8 @@ struct BridgeClientTests {
                 let started = ContinuousClock.now
                 let waiting = Task { try await client.recentSessions() }
                 let alsoWaiting = Task { try await client.threads() }
-                let sent = try await eventually { try await control.call("stats")["in_flight"]?.int64Value ?? 0 >= 1 }
-                #expect(sent, "a request reached the bridge before the drop")
+                try await waitFor("a request to reach the bridge before the drop", look: { try await control.call("stats")["in_flight"]?.int64Value ?? 0 },
+                                  until: { $0 >= 1 })
                 try await control.call("drop_connections")
                 await #expect(throws: BridgeError.self) { _ = try await waiting.value }
                 await #expect(throws: BridgeError.self) { _ = try await alsoWaiting.value }
@@ -187,7 +186,7 @@ struct BridgeClientTests {
                 let texts = (0..<300).map { "chunk \($0)" }
                 let seqs = try await control.append("ORDER", texts.map { SimulatorControl.chunk($0) })
                 var received: [SessionUpdateNotification] = []
-                for await notification in client.notifications {
+                while let notification = try await client.notifications.next(awaiting: "update \(received.count + 1) of \(texts.count)") {
                     if case .sessionUpdate(let update) = notification { received.append(update) }
                     if received.count == texts.count { break }
                 }
@@ -241,7 +240,7 @@ struct BridgeClientTests {
             var others = 0
             try await SimulatorControl.withConnection(to: simulator.url) { control in
                 try await control.append("AFTER", [SimulatorControl.chunk("still alive")])
-                for await notification in client.notifications {
+                while let notification = try await client.notifications.next(awaiting: "the update after the garbage") {
                     if case .sessionUpdate(let update) = notification {
                         #expect(update.update.summary.text == "still alive")
                         break
@@ -266,7 +265,7 @@ struct BridgeClientTests {
             try await connection.send(Array(#"{"jsonrpc":"2.0","method":"session/cancel","params":{"session_id":"x"}}"#.utf8))
             try await connection.send(Array(#"{"jsonrpc":"2.0","id":"007","method":"threads/list","params":{"topK":1}}"#.utf8))
             var answers: [String] = []
-            for await event in connection.inbound {
+            while let event = try await connection.inbound.next(awaiting: "answer \(answers.count + 1) of 2") {
                 guard case .message(let bytes) = event else { break }
                 answers.append(String(decoding: JSONWriter.bytes(of: try Frame(bytes: bytes).json["id"] ?? .null), as: UTF8.self))
                 if answers.count == 2 { break }

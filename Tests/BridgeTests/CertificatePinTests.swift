@@ -1,8 +1,9 @@
 import Bridge
+import TestSupport
 import Testing
 
 /// The forms in which a pin is accepted (`--tls-pin`, `OA_TLS_PIN`), and what is refused.
-@Suite("Certificate pins as people copy them")
+@Suite("Certificate pins as people copy them", .endsWithin(.seconds(120)))
 struct CertificatePinTests {
     /// The digest 00 01 02 … 1f, in the forms below.
     private let digest = (0..<32).map { UInt8($0) }

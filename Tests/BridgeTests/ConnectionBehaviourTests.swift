@@ -4,7 +4,7 @@ import Testing
 @testable import Bridge
 
 /// How the client behaves when the network or the bridge misbehaves.
-@Suite("Connection behaviour", .timeLimit(.minutes(2)))
+@Suite("Connection behaviour", .startsPrograms(endsWithin: .seconds(120)))
 struct ConnectionBehaviourTests {
     func sampleSimulator(_ flavor: String, in directory: TemporaryDirectory) async throws -> SimulatorProcess {
         try await SimulatorProcess(flavor: flavor, database: try SimulatorProcess.sampleDatabase(in: directory))
@@ -39,7 +39,7 @@ struct ConnectionBehaviourTests {
             + #"{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in two frames"}}}}}"#
         let whole = try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "fragments": "split"])
-            return await client.notifications.next()
+            return try await client.notifications.next(awaiting: "the update sent in two frames")
         }
         guard case .sessionUpdate(let received)? = whole else {
             Issue.record("no session/update came")
@@ -54,7 +54,8 @@ struct ConnectionBehaviourTests {
                     try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "fragments": .string(shape)])
                 }
                 #expect(await client.closeReason?.contains("broke the WebSocket protocol") == true, "\(shape)")
-                #expect(await client.notifications.next() == nil, "\(shape): nothing was delivered")
+                let delivered = try await client.notifications.next(awaiting: "the end of the notifications")
+                #expect(delivered == nil, "\(shape): nothing was delivered")
             }
         }
     }
@@ -65,7 +66,7 @@ struct ConnectionBehaviourTests {
         let simulator = try await sampleSimulator("stock", in: directory)
         let options = BridgeClientOptions(firstHandshakeTimeout: .seconds(20), requestTimeout: .seconds(120), keepaliveInterval: .milliseconds(300))
         try await BridgeClient.withConnection(to: simulator.url, options: options) { client in
-            simulator.freeze()
+            try await simulator.freeze()
             defer { simulator.thaw() }
             let started = ContinuousClock.now
             let error = await #expect(throws: BridgeError.self) { try await client.recentSessions() }
@@ -81,7 +82,7 @@ struct ConnectionBehaviourTests {
     func handshakeTimeout() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try await sampleSimulator("stock", in: directory)
-        simulator.freeze()
+        try await simulator.freeze()
         defer { simulator.thaw() }
         let options = BridgeClientOptions(firstHandshakeTimeout: .milliseconds(400), retryHandshakeTimeout: .milliseconds(700))
         await #expect(throws: BridgeError.handshakeTimedOut(url: simulator.url, after: .milliseconds(400))) {
@@ -133,8 +134,8 @@ struct ConnectionBehaviourTests {
             try await BridgeClient.withConnection(to: simulator.url, options: options) { client in
                 try await control.call("set_reply_delay", ["ms": 180_000])
                 let waiting = Task { try await client.recentSessions() }
-                let sent = try await eventually { try await control.call("stats")["in_flight"]?.int64Value ?? 0 >= 1 }
-                #expect(sent, "the request reached the bridge before it was cancelled")
+                try await waitFor("the request to reach the bridge before it is cancelled",
+                                  look: { try await control.call("stats")["in_flight"]?.int64Value ?? 0 }, until: { $0 >= 1 })
                 let started = ContinuousClock.now
                 waiting.cancel()
                 await #expect(throws: CancellationError.self) { try await waiting.value }
@@ -184,7 +185,7 @@ struct ConnectionBehaviourTests {
         try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
             let update = #"{"jsonrpc":"2.0","method":"session/update","params":{"session_id":"B","update":{"sessionUpdate":"agent_message_chunk","content":{"content":{"type":"text","text":"in binary"}}}}}"#
             _ = try await client.call("_sim/send_raw", params: ["frames": [.string(update)], "binary": true])
-            for await notification in client.notifications {
+            while let notification = try await client.notifications.next(awaiting: "the update sent in a binary frame") {
                 guard case .sessionUpdate(let received) = notification else { continue }
                 #expect(received.sessionID == "B")
                 #expect(received.update.summary.text == "in binary")

@@ -1,9 +1,10 @@
 @testable import Bridge
+import TestSupport
 import Testing
 
 /// What a bridge's refusal of the WebSocket upgrade is reported as, by its HTTP status and
 /// whether a token was sent.
-@Suite("A declined WebSocket upgrade")
+@Suite("A declined WebSocket upgrade", .endsWithin(.seconds(120)))
 struct DeclinedUpgradeTests {
     private let url = "wss://127.0.0.1:9443/"
 

@@ -1,8 +1,9 @@
 import Bridge
+import TestSupport
 import Testing
 
 /// What a resolved DNS-SD advertisement means (protocol Part 4), and the `dnssd[:NAME]` targets.
-@Suite("A discovered bridge's TXT record and URL")
+@Suite("A discovered bridge's TXT record and URL", .endsWithin(.seconds(120)))
 struct DiscoveredBridgeTests {
     private func bridge(address: String = "192.168.1.20", port: Int = 9099, txt: [String: String] = [:]) -> DiscoveredBridge {
         DiscoveredBridge(instanceName: "My Desktop", domain: "local", hostName: "mac.local", address: address, port: port, txt: txt)

@@ -1,7 +1,8 @@
+import TestSupport
 import Testing
 @testable import Bridge
 
-@Suite("JSON")
+@Suite("JSON", .endsWithin(.seconds(120)))
 struct JSONTests {
     @Test("values parse with their source ranges")
     func sourceRanges() throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import Bridge
 
 /// Every frame of `shared/fixtures/stock` (copied into Tests/Fixtures/stock) decodes.
-@Suite("Stock frames")
+@Suite("Stock frames", .endsWithin(.seconds(120)))
 struct WireFixtureTests {
     static let fixtureNames: [String] = (try? FileManager.default.contentsOfDirectory(atPath: Repository.stockFixtures.path))?
         .filter { $0.hasSuffix(".json") }.sorted() ?? []

@@ -4,7 +4,7 @@ import Testing
 
 /// docs/architecture.md against the code: every file and folder it cites exists, every type,
 /// member and function it names is declared, and its table of layers is Package.swift's.
-@Suite("docs/architecture.md against the code")
+@Suite("docs/architecture.md against the code", .endsWithin(.seconds(120)))
 struct ArchitectureDocTests {
     static let document = "docs/architecture.md"
 

@@ -56,7 +56,8 @@ struct CitedSymbol {
         if !isType && !call.contains(":") { return nil }
         type = isType ? first : nil
         members = isType ? Array(path.dropFirst()) : path
-        labels = call.isEmpty ? nil : Set(matches(of: #"(\w+):"#, in: String(call)))
+        // `_:` stands for an unlabelled argument, as declarations leave it out.
+        labels = call.isEmpty ? nil : Set(matches(of: #"(\w+):"#, in: String(call)).filter { $0 != "_" })
     }
 }
 

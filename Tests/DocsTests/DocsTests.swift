@@ -5,7 +5,7 @@ import ToolSupport
 
 /// The README, docs/cli.md, tools/demo and the systemd unit against what the built programs
 /// really accept.
-@Suite("documentation against the programs")
+@Suite("documentation against the programs", .startsPrograms(endsWithin: .seconds(120)))
 struct DocsTests {
     static let programs = ["oa", "oa-sync", "oa-repl", "oa-bridge-sim", "oa-store-bench", "oa-bridge-bench", "oa-sync-bench", "oa-burst-bench",
                            "oa-repl-bench", "oa-store-probe"]

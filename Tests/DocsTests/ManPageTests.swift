@@ -6,7 +6,7 @@ import ToolSupport
 /// The committed man pages (docs/man, written by tools/packaging/generate-man) against what the built
 /// programs say of themselves: a change to an option or a help text without running
 /// tools/packaging/generate-man fails here.
-@Suite("man pages against the programs")
+@Suite("man pages against the programs", .startsPrograms(endsWithin: .seconds(120)))
 struct ManPageTests {
     static let programs = ["oa", "oa-sync", "oa-repl", "oa-bridge-sim"]
 

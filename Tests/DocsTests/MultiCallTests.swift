@@ -6,7 +6,7 @@ import ToolSupport
 
 /// The one executable `oa`: oa-sync and oa-repl are links to it and behave as the programs they
 /// name, and so do `oa sync …` and `oa repl …`.
-@Suite("one executable, oa, behind oa-sync and oa-repl")
+@Suite("one executable, oa, behind oa-sync and oa-repl", .startsPrograms(endsWithin: .seconds(120)))
 struct MultiCallTests {
     @Test("oa-sync and oa-repl in the build directory are links to oa", arguments: ProgramLinks.names)
     func linksToOA(name: String) async throws {

@@ -1,10 +1,11 @@
 import Foundation
+import Primitives
 import TestSupport
 import Testing
 import ToolSupport
 @testable import MirrorStore
 
-@Suite("Crash safety and concurrent readers")
+@Suite("Crash safety and concurrent readers", .startsPrograms(endsWithin: .seconds(120)))
 struct CrashSafetyTests {
     @Test("a writer killed at random points leaves events and cursor both written or neither", arguments: [1, 2, 3])
     func killedWriter(round: Int) async throws {
@@ -33,6 +34,37 @@ struct CrashSafetyTests {
         let store = try MirrorStore(path: path)
         #expect(try store.historyCursor() == Int64(300 * pagesBefore), "the stalled page left nothing behind")
         #expect(try store.counts().events == 300 * pagesBefore)
+    }
+
+    @Test("a mirror opened while another connection creates it is found not made yet, or made; never another application's")
+    func openedWhileCreated() async throws {
+        let directory = try TemporaryDirectory()
+        let base = directory.url.path
+        // SQLite's work on threads of their own, not the test process's pool.
+        let foreign = OneShot<[String]>()
+        Thread {
+            var reasons: [String] = []
+            for round in 0..<200 {
+                let path = "\(base)/mirror-\(round).sqlite"
+                let created = OneShot<Void>()
+                Thread {
+                    _ = try? MirrorStore(path: path)
+                    created.settle()
+                }.start()
+                while created.settledValue == nil {
+                    do {
+                        _ = try MirrorStore(path: path, mode: .readOnly)
+                    } catch MirrorStoreError.notAMirror(_, let reason) {
+                        reasons.append(reason)
+                    } catch {
+                        // Not there yet, or not migrated yet: what a follower waits through.
+                    }
+                }
+            }
+            foreign.settle(reasons)
+        }.start()
+        guard let reasons = await foreign.valueUnlessCancelled() else { throw CancellationError() }
+        #expect(reasons.isEmpty, "opened mid-creation, a mirror was taken for another application's: \(reasons.prefix(3))")
     }
 
     @Test("a reader sees one consistent snapshot while another process commits")

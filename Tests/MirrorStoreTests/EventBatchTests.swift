@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import MirrorStore
 
-@Suite("Packed event batches")
+@Suite("Packed event batches", .endsWithin(.seconds(120)))
 struct EventBatchTests {
     let directory: TemporaryDirectory
     let store: MirrorStore

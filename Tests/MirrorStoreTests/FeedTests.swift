@@ -4,7 +4,7 @@ import Testing
 @testable import MirrorStore
 
 /// `MirrorStore.feed`: what a follower in another connection reads, in commit order.
-@Suite("The feed of a follower")
+@Suite("The feed of a follower", .endsWithin(.seconds(120)))
 struct FeedTests {
     let directory: TemporaryDirectory
     let writer: MirrorStore

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import MirrorStore
 
-@Suite("Outbox")
+@Suite("Outbox", .endsWithin(.seconds(120)))
 struct OutboxTests {
     let directory: TemporaryDirectory
     let store: MirrorStore

@@ -4,7 +4,7 @@ import Testing
 import ToolSupport
 @testable import MirrorStore
 
-@Suite("Schema and migrations")
+@Suite("Schema and migrations", .startsPrograms(endsWithin: .seconds(120)))
 struct SchemaTests {
     @Test("the binary embeds exactly the files of schema/")
     func embeddedMigrationsAreTheSchemaFiles() throws {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import MirrorStore
 
-@Suite("Search: relevance and filters")
+@Suite("Search: relevance and filters", .endsWithin(.seconds(120)))
 struct SearchFilterTests {
     let directory: TemporaryDirectory
     let store: MirrorStore

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import MirrorStore
 
-@Suite("Full-text search")
+@Suite("Full-text search", .endsWithin(.seconds(120)))
 struct SearchTests {
     let directory: TemporaryDirectory
     let store: MirrorStore

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import MirrorStore
 
-@Suite("Sessions, threads and status")
+@Suite("Sessions, threads and status", .endsWithin(.seconds(120)))
 struct SessionTests {
     let directory: TemporaryDirectory
     let clock = ManualClock()

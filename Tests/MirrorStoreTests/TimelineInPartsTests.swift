@@ -6,7 +6,7 @@ import Testing
 /// A timeline merged in parts ends as the same timeline merged whole, whatever the cut into parts,
 /// the live events before it and the fetches before it; and a merge cut short, then made again
 /// whole, loses and duplicates nothing.
-@Suite("Timelines merged in parts")
+@Suite("Timelines merged in parts", .endsWithin(.seconds(120)))
 struct TimelineInPartsTests {
     /// A mirror merging whole (`replaceTimelineTail`) and one merging in parts, kept side by side.
     struct Pair {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import MirrorStore
 
-@Suite("Timelines")
+@Suite("Timelines", .endsWithin(.seconds(120)))
 struct TimelineTests {
     let directory: TemporaryDirectory
     let store: MirrorStore

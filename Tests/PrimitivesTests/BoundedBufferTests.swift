@@ -1,8 +1,9 @@
 import Primitives
 import Synchronization
+import TestSupport
 import Testing
 
-@Suite("Bounded buffer")
+@Suite("Bounded buffer", .endsWithin(.seconds(120)))
 struct BoundedBufferTests {
     @Test("a fast producer waits for a slow consumer: the bound holds, nothing is lost, order is kept")
     func boundHoldsUnderBurst() async throws {

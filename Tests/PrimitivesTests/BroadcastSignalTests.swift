@@ -1,7 +1,8 @@
 import Primitives
+import TestSupport
 import Testing
 
-@Suite("Broadcast signal")
+@Suite("Broadcast signal", .endsWithin(.seconds(120)))
 struct BroadcastSignalTests {
     @Test("every waiter suspended for a change after the count it saw wakes at the next bump, with the new count")
     func bump() async throws {

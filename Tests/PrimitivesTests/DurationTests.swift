@@ -1,7 +1,8 @@
 import Primitives
+import TestSupport
 import Testing
 
-@Suite("Duration in seconds, milliseconds and nanoseconds")
+@Suite("Duration in seconds, milliseconds and nanoseconds", .endsWithin(.seconds(120)))
 struct DurationTests {
     @Test("seconds keep the fraction; milliseconds and nanoseconds round toward zero and saturate")
     func units() {

@@ -1,7 +1,8 @@
 import Primitives
+import TestSupport
 import Testing
 
-@Suite("One-shot signal")
+@Suite("One-shot signal", .endsWithin(.seconds(120)))
 struct OneShotTests {
     @Test("waiters suspended before it is settled all get the value; the first settle wins; later waits return at once")
     func settle() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Primitives
+import TestSupport
 import Testing
 
 /// An actor whose jobs run on a thread of their own.
@@ -20,7 +21,7 @@ private actor ThreadBound {
     func recorded() -> [Int] { order }
 }
 
-@Suite("Thread executor")
+@Suite("Thread executor", .endsWithin(.seconds(120)))
 struct ThreadExecutorTests {
     @Test("an actor on it runs on its named thread, not on the caller's")
     func runsOnItsThread() async {

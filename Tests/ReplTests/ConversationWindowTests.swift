@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `show --at`: the entries around one event of a long timeline, read without reading it all.
-@Suite("the conversation around one event")
+@Suite("the conversation around one event", .endsWithin(.seconds(120)))
 struct ConversationWindowTests {
     /// A session of `messages` alternating user and assistant messages of `chunks` chunks each.
     private func store(messages: Int, chunks: Int, in directory: TemporaryDirectory) throws -> MirrorStore {

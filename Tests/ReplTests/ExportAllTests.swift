@@ -7,7 +7,7 @@ import ToolSupport
 
 /// `export --all DIR`: every session to a file, only changed files rewritten, the names of
 /// colliding ids, failures, and the JSON-lines shape; with the real oa-repl over the sample mirror.
-@Suite("export --all", .timeLimit(.minutes(3)))
+@Suite("export --all", .startsPrograms(endsWithin: .seconds(180)))
 struct ExportAllTests {
     @Test("every session gets a file with the single export's document; a second run writes nothing; a changed file is rewritten alone")
     func exportsOnlyWhatChanged() async throws {

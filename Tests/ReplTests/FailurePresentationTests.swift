@@ -9,7 +9,7 @@ import Testing
 /// Errors keep their types up to the front ends, which each choose their words by the reason:
 /// the REPL prints the message and the hint, JSON lines answers them with the reason as the
 /// error's data, MCP advises the model.
-@Suite("failures told by their type", .timeLimit(.minutes(2)))
+@Suite("failures told by their type", .startsPrograms(endsWithin: .seconds(120)))
 struct FailurePresentationTests {
     static let schemaTooOld = MirrorStoreError.schemaTooOld(path: "/m.sqlite", found: 3, required: 11)
     static let diskFull = SQLiteError(extendedCode: 13, message: "database or disk is full", sql: "INSERT INTO outbox …")

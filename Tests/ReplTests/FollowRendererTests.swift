@@ -1,12 +1,13 @@
 import Bridge
 import Commands
+import TestSupport
 import Testing
 @testable import MirrorStore
 
 /// `follow`'s text, for changes a live session makes: chunks that continue a message, another
 /// session cutting in, a tool call and its result, a refetch taking chunks back, a prompt's
 /// states, a session made offline merged into the bridge's.
-@Suite("follow's conversation view as events arrive")
+@Suite("follow's conversation view as events arrive", .endsWithin(.seconds(120)))
 struct FollowRendererTests {
     private var nextID: Int64 = 0
     private var ordinals: [String: Int64] = [:]

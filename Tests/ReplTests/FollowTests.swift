@@ -8,7 +8,7 @@ import ToolSupport
 /// Followers of the mirror, as a user runs them: the real oa-repl (`follow`, `--jsonl`
 /// subscriptions) beside the real oa-sync and the simulator, over loopback. One at a time: each
 /// runs three programs, and the other suites' handshakes have time limits.
-@Suite("Following the mirror live", .serialized, .timeLimit(.minutes(5)))
+@Suite("Following the mirror live", .serialized, .startsPrograms(endsWithin: .seconds(300)))
 struct FollowTests {
     /// A session of the sample history.
     static let session = "798C06FE-0494-B6D2-EC70-38C908FB09A0"
@@ -225,11 +225,7 @@ struct FollowTests {
         }
         let subscriber = try ReplSession(["--db", mirror, "--jsonl"], pipedOutput: true)
         try subscriber.request(1, "events.subscribe", ["session_id": "BIG"])
-        let deadline = ContinuousClock.now + .seconds(60)
-        while subscriber.bytesWaiting < 60_000 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(subscriber.bytesWaiting >= 60_000, "the pipe filled up")
+        try await waitFor("the pipe to fill up (bytes waiting)", look: { subscriber.bytesWaiting }, until: { $0 >= 60_000 })
         // Its private memory (file pages that SQLite maps are the file's, not the process's).
         var peak = try residentAnonymousMiB(of: subscriber.processIdentifier)
         var feed = FeedLog()

@@ -4,7 +4,7 @@ import Testing
 
 /// Every command in every front end, over a mirror of the sample desktop history, against golden
 /// files. Run with UPDATE_GOLDEN=1 to rewrite them after a deliberate change, then read the diff.
-@Suite("oa-repl golden outputs", .timeLimit(.minutes(2)))
+@Suite("oa-repl golden outputs", .startsPrograms(endsWithin: .seconds(120)))
 struct GoldenTests {
     /// The commands of the text front ends, in an order whose writes do not disturb later reads.
     static let script = [

@@ -7,7 +7,7 @@ import Testing
 /// `export --html` and `export --all --html`, written by the real oa-repl and opened in a real
 /// headless Chromium: nothing fetched, no planted script run, the agent's Markdown rendered,
 /// tool calls folded, pages linked, the index's filter (its one allowed script) working.
-@Suite("the HTML export in a real browser", .serialized, .timeLimit(.minutes(5)))
+@Suite("the HTML export in a real browser", .serialized, .startsPrograms(endsWithin: .seconds(300)))
 struct HTMLExportTests {
     private let prefix = String(AgentMarkdownSession.sessionID.prefix(8))
 

@@ -5,7 +5,7 @@ import Testing
 import ToolSupport
 
 /// 100,000 random and malformed lines into `oa-repl --jsonl`.
-@Suite("oa-repl --jsonl under garbage", .timeLimit(.minutes(5)))
+@Suite("oa-repl --jsonl under garbage", .startsPrograms(endsWithin: .seconds(300)))
 struct JSONLinesFuzzTests {
     /// A line and whether the JSON-lines mode must answer it.
     struct Line {

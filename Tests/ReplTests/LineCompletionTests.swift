@@ -1,8 +1,9 @@
 @testable import Commands
+import TestSupport
 import Testing
 
 /// Tab completion in the REPL, from the command catalogue: what a line before the cursor offers.
-@Suite("Tab completion by context")
+@Suite("Tab completion by context", .endsWithin(.seconds(120)))
 struct LineCompletionTests {
     static let known = CompletionIDs(
         sessions: ["798C06FE-1F6B-4C9A-9C1E-2B8A6F1E7A01", "79A2B3C4-0000-4000-8000-000000000001",

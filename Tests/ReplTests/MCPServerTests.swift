@@ -5,7 +5,7 @@ import Testing
 
 /// `oa-repl --mcp` as an MCP client sees it: the real program, spoken to in JSON-RPC lines over
 /// its standard input and output, on mirrors made by the real oa-sync from the simulator.
-@Suite("oa-repl --mcp", .timeLimit(.minutes(3)))
+@Suite("oa-repl --mcp", .startsPrograms(endsWithin: .seconds(180)))
 struct MCPServerTests {
     static let session = "798C06FE-0494-B6D2-EC70-38C908FB09A0"
 

@@ -7,7 +7,7 @@ import Testing
 /// The Markdown export read back by cmark-gfm, GitHub's CommonMark parser: the agent's Markdown
 /// is kept (code, lists, tables), contained below its message's heading, and never changed
 /// inside code; with the real oa-repl over a mirror of what an agent writes.
-@Suite("the Markdown export, read by cmark-gfm", .timeLimit(.minutes(2)))
+@Suite("the Markdown export, read by cmark-gfm", .startsPrograms(endsWithin: .seconds(120)))
 struct MarkdownStructureTests {
     /// The document `oa-repl export` prints for the agent session, parsed.
     private func exported() async throws -> (markdown: String, root: CommonMark.Node) {

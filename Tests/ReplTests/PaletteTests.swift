@@ -1,8 +1,9 @@
 @testable import Commands
+import TestSupport
 import Testing
 
 /// Styles for a terminal: ANSI sequences only with colour, tables aligned on what shows.
-@Suite("the palette")
+@Suite("the palette", .endsWithin(.seconds(120)))
 struct PaletteTests {
     @Test("plain leaves text as it is; colour wraps each line")
     func apply() {

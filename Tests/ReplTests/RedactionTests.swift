@@ -6,7 +6,7 @@ import ToolSupport
 
 /// Secrets leave the mirror redacted by every way out, unless asked (`--no-redact`): the real
 /// oa-repl on a mirror of planted secrets (`PlantedSecretsSession`).
-@Suite("secrets are redacted wherever history leaves the mirror", .timeLimit(.minutes(5)))
+@Suite("secrets are redacted wherever history leaves the mirror", .startsPrograms(endsWithin: .seconds(300)))
 struct RedactionTests {
     let directory: TemporaryDirectory
     let mirror: String
@@ -177,7 +177,7 @@ struct RedactionTests {
 }
 
 /// What oa-sync writes about the events it mirrors, at its most verbose, never holds their text.
-@Suite("oa-sync --verbose logs no secret", .timeLimit(.minutes(3)))
+@Suite("oa-sync --verbose logs no secret", .startsPrograms(endsWithin: .seconds(180)))
 struct SyncLogTests {
     @Test("secrets streamed by the desktop, split across chunks, never reach oa-sync's log; show redacts them")
     func verboseSync() async throws {

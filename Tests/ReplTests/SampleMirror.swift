@@ -33,7 +33,8 @@ enum SampleMirror {
                 original.settle(.failure(error))
             }
         }
-        return try await original.value().get()
+        guard let made = await original.valueUnlessCancelled() else { throw CancellationError() }
+        return try made.get()
     }
 
     private static func make() async throws -> String {

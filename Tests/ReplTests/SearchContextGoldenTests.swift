@@ -4,7 +4,7 @@ import Testing
 
 /// Search filters and `show --at` in the three front ends (-c, a script, JSON lines), over a mirror
 /// of the sample desktop history, against golden files (UPDATE_GOLDEN=1 rewrites them).
-@Suite("oa-repl: search filters and show --at", .timeLimit(.minutes(2)))
+@Suite("oa-repl: search filters and show --at", .startsPrograms(endsWithin: .seconds(120)))
 struct SearchContextGoldenTests {
     /// Commands that succeed, then the ones that fail (a script stops at the first of those).
     static let script = [

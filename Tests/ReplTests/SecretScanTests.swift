@@ -9,7 +9,7 @@ import ToolSupport
 /// `secrets` scans lazily: the first report scans every event, the next only those mirrored
 /// since (a watermark in the mirror), and other rules scan everything again. On a mirror of
 /// ordinary agent text with a few planted secrets; the times are printed.
-@Suite("the secrets report's lazy scan", .timeLimit(.minutes(5)))
+@Suite("the secrets report's lazy scan", .startsPrograms(endsWithin: .seconds(300)))
 struct SecretScanTests {
     static let events = 8_000
 

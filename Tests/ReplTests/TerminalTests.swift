@@ -4,7 +4,7 @@ import Testing
 import ToolSupport
 
 /// The interactive REPL in a real terminal: `tools/scripts/repl-terminal-check` drives it through tmux.
-@Suite("oa-repl on a terminal", .timeLimit(.minutes(2)))
+@Suite("oa-repl on a terminal", .startsPrograms(endsWithin: .seconds(120)))
 struct TerminalTests {
     @Test("completion, .mode, history across runs and colour rules, typed through tmux")
     func interactiveSession() async throws {

@@ -1,9 +1,10 @@
 @testable import Commands
 import Foundation
+import TestSupport
 import Testing
 
 /// `--since` and `--until` values: ISO-8601 dates and date-times as spans of time.
-@Suite("ISO-8601 arguments")
+@Suite("ISO-8601 arguments", .endsWithin(.seconds(120)))
 struct TimeArgumentTests {
     /// Milliseconds since the epoch of a UTC date-time, as Foundation computes it.
     private func ms(_ text: String) throws -> Int64 {

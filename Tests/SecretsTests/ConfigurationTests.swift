@@ -3,7 +3,7 @@ import Secrets
 import Testing
 import TestSupport
 
-@Suite struct ConfigurationTests {
+@Suite(.endsWithin(.seconds(120))) struct ConfigurationTests {
     @Test func theFileLivesUnderTheXDGConfigDirectory() {
         #expect(SecretsConfiguration.path(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/u"]) == "/x/config/openagents/secrets.json")
         #expect(SecretsConfiguration.path(environment: ["HOME": "/home/u"]) == "/home/u/.config/openagents/secrets.json")

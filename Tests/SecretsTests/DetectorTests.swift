@@ -4,7 +4,7 @@ import Secrets
 import Testing
 import TestSupport
 
-@Suite struct DetectorTests {
+@Suite(.endsWithin(.seconds(120))) struct DetectorTests {
     let detector = try! SecretDetector()
 
     @Test(arguments: PlantedSecrets.all.map { ($0.kind, $0.value, $0.line) })

@@ -1,10 +1,11 @@
 import Foundation
 @testable import Secrets
+import TestSupport
 import Testing
 
 /// The `password` rule's pattern starts at runs of name characters rather than at every word
 /// boundary, for speed: it finds the values the word-boundary pattern found, in linear time.
-@Suite struct PasswordPatternTests {
+@Suite(.endsWithin(.seconds(120))) struct PasswordPatternTests {
     /// The rule's pattern as it was, starting at a word boundary.
     static let atWordBoundaries = #"\b[A-Za-z0-9_.\-]*(?:"# + SecretRule.secretNames
         + #")[A-Za-z0-9_.\-]*["']?\s*(?:=|:)\s*["']?([^\s"'`,;\[\]{}()<>\\]+)"#

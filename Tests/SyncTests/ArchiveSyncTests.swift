@@ -6,7 +6,7 @@ import Testing
 
 /// The mirror as an archive of every desktop it has seen (protocol Part 3): histories kept apart
 /// by identity, nothing deleted because a bridge stopped returning it.
-@Suite("The mirror as an archive", .timeLimit(.minutes(5)))
+@Suite("The mirror as an archive", .startsPrograms(endsWithin: .seconds(300)))
 struct ArchiveSyncTests {
     @Test("a reinstalled desktop (a new history, seq from 1) is mirrored whole, and so is what comes after",
           arguments: [1, 2])

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// oa-sync against a history-cursor bridge.
-@Suite("Sync with a history-cursor bridge")
+@Suite("Sync with a history-cursor bridge", .startsPrograms(endsWithin: .seconds(120)))
 struct CursorSyncTests {
     @Test("the first sync mirrors the history exactly, and a second one adds nothing")
     func initialSync() async throws {
@@ -63,8 +63,7 @@ struct CursorSyncTests {
             try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("normal \($0)") })
             try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("twice \($0)") }, delivery: "duplicate")
             try await control.append("LIVE", (0..<50).map { SimulatorControl.chunk("reversed \($0)") }, delivery: "reverse")
-            let done = try await eventually { try mirroredHistory(mirror).count == 299 + 150 }
-            #expect(done)
+            try await waitFor("the mirror to hold 449 events", look: { try mirroredHistory(mirror).count }, until: { $0 == 299 + 150 })
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
             // status tells the mirror's cursor, which live updates moved past the last catch-up.
             let status = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status"}\#n"#.utf8))
@@ -86,8 +85,7 @@ struct CursorSyncTests {
             // the history moved, and paging from the cursor finds it.
             try await control.append("LIVE", [SimulatorControl.chunk("with a seq")], delivery: "silent")
             try await control.call("send_raw", ["frames": [.string(seqless)], "to": "all"])
-            let done = try await eventually { try mirroredHistory(mirror).count == 300 }
-            #expect(done)
+            try await waitFor("the mirror to hold 300 events", look: { try mirroredHistory(mirror).count }, until: { $0 == 300 })
             #expect(await sync.terminate() == 0)
             let store = try MirrorStore(path: mirror, mode: .readOnly)
             #expect(try store.timeline(sessionID: "LIVE").map(\.text) == ["with a seq"])
@@ -110,8 +108,7 @@ struct CursorSyncTests {
             let burst = try await control.call("burst", ["session_id": "BURST", "count": 10_000, "bytes": 300])
             let lastSeq = try #require(burst["last_seq"]?.int64Value)
             let store = try MirrorStore(path: mirror, mode: .readOnly)
-            let caughtUp = try await eventually(timeout: .seconds(120)) { try store.historyCursor() >= lastSeq }
-            #expect(caughtUp)
+            try await waitFor("the history cursor to reach \(lastSeq)", timeout: .seconds(120), look: { try store.historyCursor() }, until: { $0 >= lastSeq })
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
             #expect(await sync.terminate() == 0)
         }
@@ -127,7 +124,7 @@ struct CursorSyncTests {
             try await sync.waitForState("offline")
             try await control.append("WHILE-OFFLINE", (0..<120).map { SimulatorControl.chunk("offline \($0)") })
             try await control.call("refuse_connections", ["ms": 0])
-            let caughtUp = try await sync.waitForLog { $0["message"]?.stringValue == "caught up" }
+            let caughtUp = try await sync.waitForLog("caught up") { $0["message"]?.stringValue == "caught up" }
             #expect(caughtUp["events"]?.stringValue == "120", "resumed from the cursor, not from zero")
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
             #expect(await sync.terminate() == 0)
@@ -142,8 +139,7 @@ struct CursorSyncTests {
             try await control.call("close_after_frames", ["frames": .number(frames)])
             let mirror = directory.path("mirror.sqlite")
             let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "250"])
-            let done = try await eventually(timeout: .seconds(120)) { (try? mirroredHistory(mirror).count) == 3000 }
-            #expect(done)
+            try await waitFor("the mirror to hold 3000 events", timeout: .seconds(120), look: { try? mirroredHistory(mirror).count }, until: { $0 == 3000 })
             await sync.kill()
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
         }
@@ -160,7 +156,8 @@ struct CursorSyncTests {
         for round in 0..<4 {
             let sync = try OASyncProcess(bridge: simulator.url, database: mirror, extraArguments: ["--changes-page-size", "500"])
             let target = seen + Int64.random(in: 1...4000)
-            _ = try await eventually(timeout: .seconds(60)) { (try? mirroredHistory(mirror).count).map { Int64($0) >= min(target, 30_000) } ?? false }
+            try await waitFor("the mirror to hold \(min(target, 30_000)) events", look: { Int64((try? mirroredHistory(mirror).count) ?? 0) },
+                              until: { $0 >= min(target, 30_000) })
             if round % 2 == 0 {
                 await sync.kill()
             } else {

@@ -5,7 +5,7 @@ import ToolSupport
 
 /// DNS-SD with the real binaries, each test in a network namespace of its own with a private
 /// avahi-daemon (`AvahiNamespace`): nothing is multicast outside it.
-@Suite("DNS-SD discovery and dnssd bridges", .serialized, .timeLimit(.minutes(3)), .enabled {
+@Suite("DNS-SD discovery and dnssd bridges", .serialized, .startsPrograms(endsWithin: .seconds(180)), .enabled {
     if let reason = AvahiNamespace.skipReason { print("DNS-SD tests skipped: \(reason)") }
     return AvahiNamespace.skipReason == nil
 })
@@ -92,7 +92,7 @@ struct DNSSDTests {
                                          extraArguments: ["--advertise", "Moving Desktop"], namespace: namespace)
         let sync = try OASyncProcess(bridge: "dnssd:Moving Desktop", database: mirror, extraArguments: ["--discover-timeout-ms", "1000"],
                                      namespace: namespace)
-        try await sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(first.port)/" }
+        try await sync.waitForLog("resolved to the first simulator") { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(first.port)/" }
         try await sync.waitForState("live")
         try await first.stop()
 
@@ -105,7 +105,7 @@ struct DNSSDTests {
 
         let second = try await SimulatorProcess(flavor: "cursor", database: history, port: first.port == 65_535 ? 20_000 : first.port + 1,
                                           extraArguments: ["--advertise", "Moving Desktop"], namespace: namespace)
-        try await sync.waitForLog { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(second.port)/" }
+        try await sync.waitForLog("resolved to the second simulator") { $0["message"]?.stringValue == "resolved" && $0["url"]?.stringValue == "ws://127.0.0.1:\(second.port)/" }
         try await sync.waitForState("live")
         #expect(await sync.terminate() == 0)
         try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: history)

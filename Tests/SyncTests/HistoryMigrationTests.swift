@@ -6,7 +6,7 @@ import Testing
 
 /// A mirror written before histories were kept apart (schema version 8) moves over without losing
 /// or fetching anything again.
-@Suite("Histories: migrating a mirror of one desktop", .timeLimit(.minutes(3)))
+@Suite("Histories: migrating a mirror of one desktop", .startsPrograms(endsWithin: .seconds(180)))
 struct HistoryMigrationTests {
     @Test("a version-8 mirror's history is taken over by its bridge: its cursor kept, nothing fetched twice", arguments: [1, 2])
     func migratedMirror(version: Int) async throws {

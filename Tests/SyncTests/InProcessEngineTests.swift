@@ -8,7 +8,7 @@ import Testing
 
 /// The sync engine against desktops scripted in this process (`ScriptedDesktop`), through the
 /// `BridgeConnection` protocol: no socket, no simulator, every step under the test's control.
-@Suite("Sync engine in-process", .timeLimit(.minutes(3)))
+@Suite("Sync engine in-process", .endsWithin(.seconds(180)))
 struct InProcessEngineTests {
     @Test("catch-up, then a live burst through a small buffer: the bound holds, nothing is lost, order is kept")
     func burstThroughSmallBuffer() async throws {
@@ -20,8 +20,7 @@ struct InProcessEngineTests {
         let reader = try MirrorStore(path: mirror, mode: .readOnly)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
-            let caughtUp = try await eventually(timeout: .seconds(120)) { try reader.historyCursor() == 2_000 }
-            #expect(caughtUp)
+            try await waitFor("the history cursor to reach 2000", timeout: .seconds(120), look: { try reader.historyCursor() }, until: { $0 == 2_000 })
 
             // A burst far larger than the buffer: each send waits while 8 are waiting.
             for index in 0..<5_000 { await desktop.store(session: "S\(index % 3)", text: "live \(index)") }
@@ -29,12 +28,11 @@ struct InProcessEngineTests {
             // A lost notification: the next one's seq shows the gap, and the engine pages over it.
             await desktop.store(session: "S0", text: "never announced", announced: false)
             await desktop.store(session: "S0", text: "announced after a gap")
-            let pagedOverTheGap = try await eventually(timeout: .seconds(120)) { try reader.historyCursor() == 7_002 }
-            #expect(pagedOverTheGap)
+            try await waitFor("the history cursor to reach 7002, past the gap", timeout: .seconds(120), look: { try reader.historyCursor() },
+                              until: { $0 == 7_002 })
             #expect(await desktop.changesAskedSince.contains(7_000))
             // Indexing for search, put off during the burst, catches up once it is over.
-            let indexed = try await eventually(timeout: .seconds(120)) { try reader.searchIndexedUpTo() == 7_002 }
-            #expect(indexed)
+            try await waitFor("the search index to reach 7002", timeout: .seconds(120), look: { try reader.searchIndexedUpTo() }, until: { $0 == 7_002 })
             group.cancelAll()
         }
         await engine.finish()
@@ -206,8 +204,7 @@ struct InProcessEngineTests {
         let reader = try MirrorStore(path: mirror, mode: .readOnly)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
-            let caughtUp = try await eventually(timeout: .seconds(120)) { try reader.counts().events == 1_000 }
-        #expect(caughtUp)
+            try await waitFor("the mirror to hold 1000 events", timeout: .seconds(120), look: { try reader.counts().events }, until: { $0 == 1_000 })
             for round in 0..<6 {
                 for index in 0..<50 {
                     await work.store(session: "W\(index % 5)", text: "work live \(round).\(index)")
@@ -215,8 +212,7 @@ struct InProcessEngineTests {
                 }
                 if round % 2 == 0 { await work.dropConnections() } else { await home.dropConnections() }
             }
-            let converged = try await eventually(timeout: .seconds(120)) { try reader.counts().events == 1_600 }
-            #expect(converged)
+            try await waitFor("the mirror to hold 1600 events", timeout: .seconds(120), look: { try reader.counts().events }, until: { $0 == 1_600 })
             group.cancelAll()
         }
         await engine.finish()

@@ -8,7 +8,7 @@ import Testing
 /// Messages over the client's limit: history pages shrink until they fit, an event alone too large
 /// is named, and a stock session too large fails alone while the others are mirrored. The engine
 /// runs in this process (for a small message limit), against the simulator over 127.0.0.1.
-@Suite("Messages over the limit", .timeLimit(.minutes(3)))
+@Suite("Messages over the limit", .startsPrograms(endsWithin: .seconds(180)))
 struct MessageSizeTests {
     /// The client's message limit in these tests.
     static let limit = 256 << 10

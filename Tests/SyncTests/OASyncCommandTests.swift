@@ -6,7 +6,7 @@ import Testing
 import ToolSupport
 
 /// oa-sync as a program: exit codes, the lock, signals, defaults.
-@Suite("oa-sync, the program", .timeLimit(.minutes(2)))
+@Suite("oa-sync, the program", .startsPrograms(endsWithin: .seconds(120)))
 struct OASyncCommandTests {
     @Test("an unreachable bridge fails --once with exit 1 and a one-line reason")
     func unreachable() async throws {

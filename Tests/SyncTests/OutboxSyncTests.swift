@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Prompts queued offline, delivered by oa-sync.
-@Suite("Outbox delivery", .timeLimit(.minutes(3)))
+@Suite("Outbox delivery", .startsPrograms(endsWithin: .seconds(180)))
 struct OutboxSyncTests {
     /// Mirrors the sample history once, so that prompts have sessions to go to.
     func mirroredSample(_ flavor: String, in directory: TemporaryDirectory) async throws -> (SimulatorProcess, String) {
@@ -37,10 +37,8 @@ struct OutboxSyncTests {
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await control.call("close_after_frames", ["frames": 400])
             let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-            let delivered = try await eventually(timeout: .seconds(150)) {
-                try MirrorStore(path: mirror, mode: .readOnly).outboxItems(in: [.sent]).count == 1000
-            }
-            #expect(delivered)
+            try await waitFor("1000 prompts sent", timeout: .seconds(150),
+                              look: { try MirrorStore(path: mirror, mode: .readOnly).outboxItems(in: [.sent]).count }, until: { $0 == 1000 })
             await sync.kill()
             let received = try await receivedPrompts(simulator)
             #expect(received.count == 1000, "each prompt run once, resends de-duplicated by client_message_id")
@@ -68,11 +66,8 @@ struct OutboxSyncTests {
             // the last one written is often lost with the connection.
             try await control.call("close_after_frames", ["frames": 7])
             let sync = try OASyncProcess(bridge: simulator.url, database: mirror)
-            let settled = try await eventually(timeout: .seconds(60)) {
-                let items = try MirrorStore(path: mirror, mode: .readOnly).outboxItems()
-                return items.contains { $0.state == .unconfirmed } || items.allSatisfy { $0.state == .sent }
-            }
-            #expect(settled)
+            try await waitFor("a prompt unconfirmed, or every one sent", look: { try MirrorStore(path: mirror, mode: .readOnly).outboxItems().map(\.state) },
+                              until: { states in states.contains(.unconfirmed) || states.allSatisfy { $0 == .sent } })
             await sync.kill()
             let store = try MirrorStore(path: mirror, mode: .readOnly)
             let items = try store.outboxItems()

@@ -1,10 +1,11 @@
 @testable import Bridge
 @testable import SyncEngine
+import TestSupport
 import Testing
 
 /// Two history pages in flight: the second, asked where the first most likely ends, is used only
 /// when the first reached that far; nothing is left out and nothing taken twice.
-@Suite("Pages asked ahead")
+@Suite("Pages asked ahead", .endsWithin(.seconds(120)))
 struct PageRequestsTests {
     @Test("contiguous seqs: the page asked ahead follows on, and the next is guessed after it")
     func contiguous() async throws {

@@ -1,8 +1,9 @@
 @testable import SyncEngine
+import TestSupport
 import Testing
 
 /// The size of history pages follows the bytes they hold, within 1…5000.
-@Suite("Page sizes")
+@Suite("Page sizes", .endsWithin(.seconds(120)))
 struct PageSizerTests {
     @Test("pages get smaller after large events and larger again, doubling at most, within 1…5000")
     func adapts() {

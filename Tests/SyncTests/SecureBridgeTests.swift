@@ -8,7 +8,7 @@ import ToolSupport
 /// `wss://` with certificate pins and bearer tokens, with the real binaries: the simulator serving
 /// TLS with certificates made here by `openssl`, oa-sync connecting to 127.0.0.1 (an IP literal,
 /// so no SNI).
-@Suite("TLS pins and tokens")
+@Suite("TLS pins and tokens", .startsPrograms(endsWithin: .seconds(120)))
 struct SecureBridgeTests {
     /// A self-signed certificate and its key, made by `openssl`, and the certificate's pin.
     struct Certificate {

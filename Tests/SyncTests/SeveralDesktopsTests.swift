@@ -6,7 +6,7 @@ import Testing
 
 /// One oa-sync following several bridges at once, into one mirror, with one writer: each with its
 /// own history and cursor, prompts going to the desktop their session lives on.
-@Suite("Several desktops, one mirror", .timeLimit(.minutes(5)))
+@Suite("Several desktops, one mirror", .startsPrograms(endsWithin: .seconds(300)))
 struct SeveralDesktopsTests {
     @Test("two desktops followed at once through dropped connections: every event of each exactly once")
     func followedAtOnce() async throws {
@@ -16,7 +16,7 @@ struct SeveralDesktopsTests {
         let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror, extraArguments: ["--bridge", "home=\(home.url)"])
         var live: Set<String> = []
         while live.count < 2 {
-            let line = try await sync.waitForLog { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == "live" }
+            let line = try await sync.waitForLog("state live") { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == "live" }
             live.insert(line["desktop"]?.stringValue ?? "")
         }
         #expect(live == ["work", "home"])
@@ -35,10 +35,8 @@ struct SeveralDesktopsTests {
             try await group.waitForAll()
         }
         let expected = try simulatorHistory(directory.path("work.sqlite")).count + simulatorHistory(directory.path("home.sqlite")).count
-        let converged = try await eventually(timeout: .seconds(60)) {
-            try MirrorStore(path: mirror, mode: .readOnly).counts().events == expected
-        }
-        #expect(converged, "\(expected) events")
+        try await waitFor("the mirror to hold \(expected) events", look: { try MirrorStore(path: mirror, mode: .readOnly).counts().events },
+                          until: { $0 == expected })
         #expect(await sync.terminate() == 0)
         try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
         try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
@@ -80,9 +78,8 @@ struct SeveralDesktopsTests {
             let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror,
                                          extraArguments: ["--bridge", "home=\(home.url)", "--changes-page-size", "300"])
             let target = seen + Int.random(in: 1...3000)
-            _ = try await eventually(timeout: .seconds(60)) {
-                ((try? MirrorStore(path: mirror, mode: .readOnly).counts().events) ?? 0) >= min(target, 18_000)
-            }
+            try await waitFor("the mirror to hold \(min(target, 18_000)) events",
+                              look: { (try? MirrorStore(path: mirror, mode: .readOnly).counts().events) ?? 0 }, until: { $0 >= min(target, 18_000) })
             await sync.kill()
             seen = try MirrorStore(path: mirror, mode: .readOnly).counts().events
             for (name, url) in [("work", work.url), ("home", home.url)] {
@@ -121,8 +118,7 @@ struct SeveralDesktopsTests {
         }
         let expected = try simulatorHistory(directory.path("work.sqlite")).count + simulatorHistory(directory.path("home.sqlite")).count
         let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let caughtUp = try await eventually(timeout: .seconds(120)) { try store.counts().events >= expected }
-        #expect(caughtUp)
+        try await waitFor("the mirror to hold \(expected) events", timeout: .seconds(120), look: { try store.counts().events }, until: { $0 >= expected })
         #expect(await sync.terminate() == 0)
         try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
         try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)

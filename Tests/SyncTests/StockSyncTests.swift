@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// oa-sync against a stock bridge: no seq, timelines fetched whole, watermarks.
-@Suite("Sync with a stock bridge", .timeLimit(.minutes(3)))
+@Suite("Sync with a stock bridge", .startsPrograms(endsWithin: .seconds(180)))
 struct StockSyncTests {
     static let recentCount = 10
 
@@ -47,13 +47,13 @@ struct StockSyncTests {
             try await control.append(sessionID, (0..<20).map { SimulatorControl.chunk("live \($0)") }, delivery: "duplicate")
             try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
                 let expected = try await bridgeTimeline(client, session: sessionID)
-                let converged = try await eventually {
+                try await waitFor("the session's duplicates gone and every live update confirmed", look: {
                     let store = try MirrorStore(path: mirror, mode: .readOnly)
                     let events = try store.timeline(sessionID: sessionID)
                     let timeline = try mirroredTimeline(mirror, session: sessionID)
-                    return !events.contains { $0.provisional } && sameEvents(timeline, expected)
-                }
-                #expect(converged, "duplicates gone, every live update confirmed")
+                    return "\(events.count) events, \(events.filter(\.provisional).count) provisional, "
+                        + (sameEvents(timeline, expected) ? "the bridge's" : "not the bridge's \(expected.count)")
+                }, until: { $0.hasSuffix("0 provisional, the bridge's") })
                 let store = try MirrorStore(path: mirror, mode: .readOnly)
                 let local = try store.timeline(sessionID: sessionID).filter { $0.origin == .local }
                 #expect(local.map(\.text) == ["local prompt, kept by the mirror"])
@@ -84,11 +84,10 @@ struct StockSyncTests {
             // A refetch asked for after the update came (during the catch-up or, once quiet, after it)
             // decides what stays: the update once, confirmed.
             let store = try MirrorStore(path: mirror, mode: .readOnly)
-            let settled = try await eventually {
+            try await waitFor("the update once, confirmed", look: {
                 let events = try store.timeline(sessionID: sessionID)
-                return events.filter { $0.text == "said once" }.count == 1 && !events.contains { $0.provisional }
-            }
-            #expect(settled)
+                return "\(events.filter { $0.text == "said once" }.count) copies, \(events.filter(\.provisional).count) provisional"
+            }, until: { $0 == "1 copies, 0 provisional" })
             #expect(await sync.terminate() == 0)
             let events = try store.timeline(sessionID: sessionID)
             #expect(events.filter { $0.text == "said once" }.count == 1)

@@ -8,7 +8,7 @@ import Testing
 /// Stock timelines over the message limit, mirrored whole in parts: the engine runs in this
 /// process with a small message limit (`MessageSizeTests.limit`), against the simulator over
 /// 127.0.0.1 sending its large messages in frames (`_sim/set_frame_size`).
-@Suite("Stock timelines in parts", .timeLimit(.minutes(3)))
+@Suite("Stock timelines in parts", .startsPrograms(endsWithin: .seconds(180)))
 struct TimelineInPartsSyncTests {
     /// A stock simulator with the sample sessions and HUGE, 40 tool outputs of 20 KB (over 800 KB
     /// in one answer, three times the limit), fragmenting its large messages as `frames` says.

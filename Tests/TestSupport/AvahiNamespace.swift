@@ -27,6 +27,7 @@ public final class AvahiNamespace {
     ///
     /// - Throws: `NamespaceError` naming the programs that are missing, or what did not come up.
     public init(withAvahi: Bool = true) async throws {
+        ProgramGate.checkPlaceHeld(toStart: "a network namespace with avahi-daemon")
         guard Self.missingTools.isEmpty else {
             throw NamespaceError(description: "a DNS-SD test's namespace needs \(Self.missingTools.joined(separator: ", ")), "
                 + "which are not installed: run tools/scripts/install-deps")

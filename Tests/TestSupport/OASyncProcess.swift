@@ -18,6 +18,7 @@ public final class OASyncProcess {
     /// waiting off the cooperative pool (`ProgramRun.runOffPool`): tests in process share it.
     public static func run(_ arguments: [String], environment: [String: String] = [:], namespace: AvahiNamespace? = nil,
                            timeout: Duration = .seconds(300)) async throws -> Outcome {
+        ProgramGate.checkPlaceHeld(toStart: "oa-sync")
         // A loaded test machine can be slow to answer; the tests are not about that.
         let arguments = arguments + (arguments.contains("--handshake-timeout-ms") ? [] : ["--handshake-timeout-ms", "20000"])
         let executable = BuildProducts.executable("oa-sync")
@@ -28,6 +29,7 @@ public final class OASyncProcess {
     /// Starts `oa-sync` in the background with JSON log lines on standard error, which
     /// `waitForLog` reads. Inside `namespace`, if given.
     public init(bridge: String, database: String, extraArguments: [String] = [], namespace: AvahiNamespace? = nil) throws {
+        ProgramGate.checkPlaceHeld(toStart: "oa-sync")
         let arguments = ["--bridge", bridge, "--db", database, "--log-format", "json", "--verbose",
                          "--backoff-initial-ms", "20", "--backoff-cap-ms", "200", "--refetch-after-quiet-ms", "100",
                          "--handshake-timeout-ms", "20000"] + extraArguments
@@ -49,20 +51,36 @@ public final class OASyncProcess {
         try? FileManager.default.removeItem(atPath: logPath)
     }
 
-    /// Reads log lines until one satisfies `predicate`; fails if the process ends first, or when
-    /// no such line came within `timeout`.
+    /// Reads log lines until one satisfies `predicate`.
+    ///
+    /// - Parameter what: the line awaited, as a failure names it ("state live").
+    /// - Throws: `WaitTimedOut` when no such line came within `timeout`, naming `what` and the last
+    ///   line oa-sync logged; `OASyncEnded` when it ended first.
     @discardableResult
-    public func waitForLog(timeout: Duration = .seconds(60), _ predicate: (JSONValue) -> Bool) async throws -> JSONValue {
+    public func waitForLog(_ what: String, timeout: Duration = .seconds(60), _ predicate: (JSONValue) -> Bool) async throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let line = try await readLine(before: deadline)
+            let line: String
+            do {
+                line = try await readLine(before: deadline)
+            } catch let error as OutputLineReader.TimedOut {
+                throw WaitTimedOut(awaited: "oa-sync to log \(what)", timeout: timeout, seen: error.seen)
+            } catch let error as OutputLineReader.ProcessEnded {
+                throw OASyncEnded(description: "oa-sync ended (status \(end.endedStatus.map(String.init) ?? "?")) before it logged \(what); "
+                    + error.seen)
+            }
             if let json = try? JSONParser.parse(line), predicate(json) { return json }
         }
     }
 
     /// Waits for the engine to reach `state`.
     public func waitForState(_ state: String, timeout: Duration = .seconds(60)) async throws {
-        try await waitForLog(timeout: timeout) { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == state }
+        try await waitForLog("state \(state)", timeout: timeout) { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == state }
+    }
+
+    /// oa-sync ended while a test waited for a line of its log.
+    public struct OASyncEnded: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// SIGTERM, then waits (the task, not a thread; its log is a file, so it never waits for

@@ -5,6 +5,7 @@ import ToolSupport
 /// cooperative pool (`ProgramRun.run`).
 public enum ReplProcess {
     public static func run(_ arguments: [String], input: Data = Data(), environment: [String: String] = [:]) async throws -> ProgramRun.Outcome {
-        try await ProgramRun.run(BuildProducts.executable("oa-repl"), arguments, input: input, environment: environment)
+        ProgramGate.checkPlaceHeld(toStart: "oa-repl")
+        return try await ProgramRun.run(BuildProducts.executable("oa-repl"), arguments, input: input, environment: environment)
     }
 }

@@ -17,6 +17,7 @@ public final class ReplSession {
     /// - Parameter pipedOutput: its standard output is a pipe, which fills up when the test does
     ///   not read it (the default is a file, which never makes it wait).
     public init(_ arguments: [String], environment: [String: String] = [:], pipedOutput: Bool = false) throws {
+        ProgramGate.checkPlaceHeld(toStart: "oa-repl")
         // A write to a session that has ended fails with EPIPE rather than ending the test run.
         signal(SIGPIPE, SIG_IGN)
         process.executableURL = BuildProducts.executable("oa-repl")

@@ -31,6 +31,7 @@ public final class SimulatorProcess {
     ///   - namespace: where to run it (its 127.0.0.1 is then the namespace's); nil: here.
     public init(flavor: String, database: String, seed: (sessions: Int, events: Int)? = nil, port: Int = 0,
                 extraArguments: [String] = [], namespace: AvahiNamespace? = nil) async throws {
+        ProgramGate.checkPlaceHeld(toStart: "oa-bridge-sim")
         databasePath = database
         var arguments = ["--flavor", flavor, "--port", String(port), "--db", database] + extraArguments
         if let seed { arguments += ["--sessions", String(seed.sessions), "--events", String(seed.events)] }
@@ -58,8 +59,24 @@ public final class SimulatorProcess {
     }
 
     /// Freezes the simulator (SIGSTOP): its sockets stay open but nothing answers, not even pings.
-    public func freeze() {
-        Foundation.kill(process.processIdentifier, SIGSTOP)
+    /// Returns once every thread of it has stopped: a thread stops only when it next runs, and
+    /// until then it may still answer what it has read.
+    public func freeze() async throws {
+        let pid = process.processIdentifier
+        Foundation.kill(pid, SIGSTOP)
+        try await waitFor("every thread of oa-bridge-sim to stop", timeout: .seconds(30), look: { Self.threadStates(of: pid) },
+                          until: { states in !states.isEmpty && states.allSatisfy { $0 == "T" } })
+    }
+
+    /// The state letter of each thread of `pid` (`R`, `S`, `T`, …), as Linux lists them.
+    private static func threadStates(of pid: Int32) -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { task in
+            // The state follows the command's closing parenthesis: "PID (COMMAND) STATE …".
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init)
+        }
     }
 
     /// Lets a frozen simulator run again (SIGCONT).
@@ -114,9 +131,9 @@ public struct SimulatorControl: Sendable {
 }
 
 extension BridgeClientOptions {
-    /// Defaults with timeouts long enough for a loaded test machine, where the other tests can
-    /// hold the cooperative pool's threads for seconds: a wedged client still fails, within
-    /// 2 minutes; tests about timeouts pass their own short ones.
+    /// Defaults with timeouts long enough for a loaded test machine, and well within the tests'
+    /// limits (`TestBound`), so that a wedged client fails as what it is (a handshake or a request
+    /// timed out), not as a test past its limit; tests about timeouts pass their own short ones.
     public static let forTests = BridgeClientOptions(
-        firstHandshakeTimeout: .seconds(60), retryHandshakeTimeout: .seconds(60), requestTimeout: .seconds(120))
+        firstHandshakeTimeout: .seconds(30), retryHandshakeTimeout: .seconds(30), requestTimeout: .seconds(60))
 }

@@ -9,18 +9,31 @@ public final class OutputLineReader {
     private var buffer: [UInt8] = []
     /// How much of `buffer` is known to hold no newline.
     private var scanned = 0
+    /// The last whole line taken, for the errors to tell what came before the awaited one.
+    private var lastLine: String?
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// The process ended before the awaited line.
     public struct ProcessEnded: Error, CustomStringConvertible {
         public let program: String
-        public var description: String { "\(program) ended before the awaited line" }
+        /// What it wrote last (`OutputLineReader.lastWords`).
+        public let seen: String
+        public var description: String { "\(program) ended before the awaited line; \(seen)" }
     }
 
     /// The awaited line did not come in time.
     public struct TimedOut: Error, CustomStringConvertible {
         public let program: String
-        public var description: String { "\(program) did not write the awaited line in time" }
+        /// What it wrote last (`OutputLineReader.lastWords`).
+        public let seen: String
+        public var description: String { "\(program) did not write the awaited line in time; \(seen)" }
+    }
+
+    /// What the process wrote last: its last whole line read and what it wrote after it, shortened.
+    public var lastWords: String {
+        let unfinished = String(decoding: buffer.suffix(300), as: UTF8.self)
+        return "its last line read: \(lastLine.map { String($0.prefix(300)) } ?? "none")"
+            + (unfinished.isEmpty ? "" : "; then, unfinished: \(unfinished)")
     }
 
     /// Reads the file at `path`.
@@ -73,7 +86,9 @@ public final class OutputLineReader {
             buffer.removeSubrange(...newline)
             scanned = 0
         }
-        return String(decoding: buffer[..<newline], as: UTF8.self)
+        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+        lastLine = line
+        return line
     }
 
     /// Reads what is there until `take` finds what it wants; nil when it needs more and more may
@@ -88,8 +103,8 @@ public final class OutputLineReader {
                 buffer += chunk[..<count]
                 continue
             }
-            guard wasRunning else { throw ProcessEnded(program: program) }
-            guard ContinuousClock.now < deadline else { throw TimedOut(program: program) }
+            guard wasRunning else { throw ProcessEnded(program: program, seen: lastWords) }
+            guard ContinuousClock.now < deadline else { throw TimedOut(program: program, seen: lastWords) }
             return nil
         }
     }

@@ -55,6 +55,9 @@ public final class ProcessEnd: Sendable {
     /// Whether the process has ended (as its termination handler said).
     public var hasEnded: Bool { exitStatus.settledValue != nil }
 
+    /// Its exit status once it has ended; nil while it runs.
+    public var endedStatus: Int32? { exitStatus.settledValue }
+
     /// A process that did not end when told to.
     public struct DidNotEnd: Error, CustomStringConvertible {
         public let description: String

@@ -39,9 +39,11 @@ public enum SimulatorLauncher {
         if let ready = await firstLine.value(within: timeout) {
             buffer = ready
         } else {
-            // Killed, its pipe closes and the reading thread ends.
+            // Killed, its pipe closes and the reading thread ends, unless a process it started
+            // holds the pipe: what it printed is then not waited for past a few seconds.
             kill(process.processIdentifier, SIGKILL)
-            throw LaunchError("oa-bridge-sim was not ready within \(timeout): \(String(decoding: await firstLine.value(), as: UTF8.self))")
+            let printed = await firstLine.value(within: .seconds(5)).map { String(decoding: $0, as: UTF8.self) } ?? "(its output is still open)"
+            throw LaunchError("oa-bridge-sim was not ready within \(timeout); it printed: \(printed)")
         }
         guard buffer.contains(0x0A) else {
             throw LaunchError("oa-bridge-sim exited before it was ready: \(String(decoding: buffer, as: UTF8.self))")
