@@ -88,6 +88,17 @@ struct ArchitectureDocTests {
         }
     }
 
+    @Test("only test targets import a module @testable: a plain `swift build -c release` builds every other target")
+    func testableOnlyInTests() throws {
+        for target in try PackageTarget.all() where target.kind != "systemLibrary" && target.kind != "testTarget" {
+            for file in RepositoryFiles.swiftFiles(under: Repository.root.appending(path: target.path)) {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                #expect(matches(of: #"(?m)^@testable import (\w+)"#, in: text) == [],
+                        "\(file.lastPathComponent) in \(target.name): a release build does not compile modules for testing")
+            }
+        }
+    }
+
     // MARK: - Reading the document
 
     /// The text between backticks outside fenced blocks.

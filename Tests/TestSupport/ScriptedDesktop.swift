@@ -1,4 +1,4 @@
-@testable import Bridge
+import Bridge
 import Foundation
 import Primitives
 import Synchronization

@@ -1,3 +1,6 @@
+// The typed messages of the bridge. Their initializers are public because a `BridgeConnection`
+// other than `BridgeClient` (a desktop scripted in-process, for the engine's tests) makes them.
+
 /// What the bridge said in answer to `initialize`.
 public struct BridgeCapabilities: Sendable, Equatable {
     /// The bridge's protocol version (`0.2.x`).
@@ -69,12 +72,23 @@ public struct RecentSession: Sendable, Equatable {
     public var lastTS: Int64
     /// How many events the bridge stores for it (every chunk).
     public var messageCount: Int64
+
+    public init(sessionID: String, lastTS: Int64, messageCount: Int64) {
+        self.sessionID = sessionID
+        self.lastTS = lastTS
+        self.messageCount = messageCount
+    }
 }
 
 /// An item of `tinyvex/history.sessionTimeline`: no seq, no time, no id.
 public struct TimelineItem: Sendable, Equatable {
     public var sessionID: String
     public var update: SessionUpdate
+
+    public init(sessionID: String, update: SessionUpdate) {
+        self.sessionID = sessionID
+        self.update = update
+    }
 }
 
 /// An item of `threads/list`.
@@ -97,6 +111,13 @@ public struct HistoryChange: Sendable, Equatable {
     public var sessionID: String
     public var ts: Int64?
     public var update: SessionUpdate
+
+    public init(seq: Int64, sessionID: String, ts: Int64?, update: SessionUpdate) {
+        self.seq = seq
+        self.sessionID = sessionID
+        self.ts = ts
+        self.update = update
+    }
 }
 
 /// A page of `tinyvex/history.changes`.
@@ -107,6 +128,13 @@ public struct HistoryChangesPage: Sendable, Equatable {
     public var hasMore: Bool
     /// The size of the message the page came in, in bytes (what the next page's size is judged by).
     public var byteCount = 0
+
+    public init(items: [HistoryChange], next: Int64, hasMore: Bool, byteCount: Int = 0) {
+        self.items = items
+        self.next = next
+        self.hasMore = hasMore
+        self.byteCount = byteCount
+    }
 }
 
 /// An item of `tinyvex/history.sessions`.
@@ -117,6 +145,15 @@ public struct HistorySession: Sendable, Equatable {
     public var lastSeq: Int64?
     public var title: String?
     public var mode: String?
+
+    public init(sessionID: String, lastTS: Int64?, messageCount: Int64?, lastSeq: Int64?, title: String?, mode: String?) {
+        self.sessionID = sessionID
+        self.lastTS = lastTS
+        self.messageCount = messageCount
+        self.lastSeq = lastSeq
+        self.title = title
+        self.mode = mode
+    }
 }
 
 /// A page of `tinyvex/history.sessions`.
@@ -124,6 +161,11 @@ public struct HistorySessionsPage: Sendable, Equatable {
     public var items: [HistorySession]
     /// The cursor of the next page; nil on the last.
     public var next: String?
+
+    public init(items: [HistorySession], next: String?) {
+        self.items = items
+        self.next = next
+    }
 }
 
 /// The answer to `session/prompt`.
@@ -132,6 +174,11 @@ public struct PromptAccepted: Sendable, Equatable {
     public var status: String
     /// True when a history-cursor bridge recognised the `client_message_id` and did not run it again.
     public var duplicate: Bool
+
+    public init(status: String, duplicate: Bool) {
+        self.status = status
+        self.duplicate = duplicate
+    }
 }
 
 /// A `session/update` notification.
@@ -142,6 +189,13 @@ public struct SessionUpdateNotification: Sendable, Equatable {
     public var seq: Int64?
     /// The update's time (`_meta.ts`), from a history-cursor bridge.
     public var ts: Int64?
+
+    public init(sessionID: String, update: SessionUpdate, seq: Int64?, ts: Int64?) {
+        self.sessionID = sessionID
+        self.update = update
+        self.seq = seq
+        self.ts = ts
+    }
 }
 
 /// A notification from the bridge.
