@@ -67,6 +67,14 @@ public final class OneShot<Value: Sendable>: Sendable {
         }
     }
 
+    /// The value, once the signal is settled; nil when `timeout` passes first, whether or not the
+    /// calling task is cancelled meanwhile: for a wait that must take its time to decide (a
+    /// process killed must still be given a moment to end). The wait runs in a task of its own,
+    /// which the caller's cancellation does not reach, and which ends by `timeout`.
+    public func valueIgnoringCancellation(within timeout: Duration) async -> Value? {
+        await Task.detached { await self.value(within: timeout) }.value
+    }
+
     /// How many tasks are suspended waiting for the value: what tests read to know that a waiter
     /// is waiting before they settle the signal.
     public var suspendedWaiters: Int { state.withLock { $0.waiters.count } }

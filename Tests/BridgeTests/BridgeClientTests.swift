@@ -155,9 +155,9 @@ struct BridgeClientTests {
     func droppedConnection(flavor: String) async throws {
         let directory = try TemporaryDirectory()
         let simulator = try await sampleSimulator(flavor, in: directory)
-        // Requests that would wait 2 minutes (`forTests`): failing well before that is failing
-        // with the socket, even on a machine whose other tests hold the cooperative pool for seconds.
-        let options = BridgeClientOptions.forTests
+        // Requests that would wait 100 s: failing well before that is failing with the socket, even
+        // on a loaded machine.
+        let options = BridgeClientOptions(firstHandshakeTimeout: .seconds(30), requestTimeout: .seconds(100))
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await BridgeClient.withConnection(to: simulator.url, options: options) { client in
                 try await control.call("set_reply_delay", ["ms": 180_000])
@@ -167,9 +167,9 @@ struct BridgeClientTests {
                 try await waitFor("a request to reach the bridge before the drop", look: { try await control.call("stats")["in_flight"]?.int64Value ?? 0 },
                                   until: { $0 >= 1 })
                 try await control.call("drop_connections")
-                await #expect(throws: BridgeError.self) { _ = try await waiting.value }
-                await #expect(throws: BridgeError.self) { _ = try await alsoWaiting.value }
-                #expect(ContinuousClock.now - started < .seconds(60), "they fail when the socket dies, not at their timeout")
+                await #expect(throws: BridgeError.self) { _ = try await waiting.value(awaiting: "the first request's failure") }
+                await #expect(throws: BridgeError.self) { _ = try await alsoWaiting.value(awaiting: "the second request's failure") }
+                #expect(ContinuousClock.now - started < .seconds(50), "they fail when the socket dies, not at their timeout")
                 #expect(await client.isClosed)
                 await #expect(throws: BridgeError.self) { try await client.recentSessions() }
                 try await control.call("set_reply_delay", ["ms": 0])

@@ -60,6 +60,33 @@ struct ConnectionBehaviourTests {
         }
     }
 
+    @Test("a connection given up at any moment of its opening ends: cancelled before it began, while it connects, or once open")
+    func givenUpWhileOpening() async throws {
+        let directory = try TemporaryDirectory()
+        let url = try await sampleSimulator("stock", in: directory).url
+        // Given up before its task began connecting, a connection whose work went to an event
+        // loop already shut down never ended, cancelled or not.
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await BridgeClient.withConnection(to: url, options: .forTests) { _ in }
+        }
+        await #expect(throws: CancellationError.self) {
+            try await cancelledFirst.value(within: .seconds(30), awaiting: "a connection opened by a cancelled task")
+        }
+        for attempt in 0..<200 {
+            let opening = Task { try await BridgeClient.withConnection(to: url, options: .forTests) { _ in } }
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...(attempt % 4 == 0 ? 20_000 : 2_000))))
+            opening.cancel()
+            do {
+                try await opening.value(within: .seconds(30), awaiting: "attempt \(attempt), cancelled while it opened, to end")
+            } catch let timedOut as WaitTimedOut {
+                throw timedOut
+            } catch {
+                // Cancelled, or opened and closed before the cancellation came: it ended.
+            }
+        }
+    }
+
     @Test("a bridge that stops answering, pings included, is found dead by keepalive")
     func keepaliveFindsADeadBridge() async throws {
         let directory = try TemporaryDirectory()
@@ -127,9 +154,9 @@ struct ConnectionBehaviourTests {
     func cancellation() async throws {
         let directory = try TemporaryDirectory()
         let simulator = try await sampleSimulator("cursor", in: directory)
-        // A request that would wait 2 minutes (`forTests`): ending well before that is ending at
-        // the cancellation, even on a machine whose other tests hold the cooperative pool for seconds.
-        let options = BridgeClientOptions.forTests
+        // A request that would wait 100 s: ending well before that is ending at the cancellation,
+        // even on a loaded machine.
+        let options = BridgeClientOptions(firstHandshakeTimeout: .seconds(30), requestTimeout: .seconds(100))
         try await SimulatorControl.withConnection(to: simulator.url) { control in
             try await BridgeClient.withConnection(to: simulator.url, options: options) { client in
                 try await control.call("set_reply_delay", ["ms": 180_000])
@@ -138,8 +165,8 @@ struct ConnectionBehaviourTests {
                                   look: { try await control.call("stats")["in_flight"]?.int64Value ?? 0 }, until: { $0 >= 1 })
                 let started = ContinuousClock.now
                 waiting.cancel()
-                await #expect(throws: CancellationError.self) { try await waiting.value }
-                #expect(ContinuousClock.now - started < .seconds(60), "ended by the cancellation, not the timeout")
+                await #expect(throws: CancellationError.self) { try await waiting.value(awaiting: "the cancelled request's end") }
+                #expect(ContinuousClock.now - started < .seconds(50), "ended by the cancellation, not the timeout")
                 try await control.call("set_reply_delay", ["ms": 0])
                 #expect(try await client.recentSessions().count == 10)
             }

@@ -42,17 +42,17 @@ struct RequestSlotsTests {
         }
         try await waitFor("three waiters", look: { slots.waiting }, until: { $0 == 3 })
         cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await #expect(throws: CancellationError.self) { try await cancelled.value(awaiting: "the cancelled request") }
         slots.release()
-        try await first.value
-        try await second.value
+        try await first.value(awaiting: "the first waiter's turn")
+        try await second.value(awaiting: "the second waiter's turn")
         #expect(await order.entries == [1, 2])
 
         try await slots.acquire(unlimited: false)
         let failed = Task { try await slots.acquire(unlimited: false) }
         try await waitFor("a waiter at the end", look: { slots.waiting }, until: { $0 == 1 })
         slots.end(with: BridgeError.connectionClosed(reason: "gone"))
-        await #expect(throws: BridgeError.connectionClosed(reason: "gone")) { try await failed.value }
+        await #expect(throws: BridgeError.connectionClosed(reason: "gone")) { try await failed.value(awaiting: "the waiter failed by the end") }
         await #expect(throws: BridgeError.connectionClosed(reason: "gone")) { try await slots.acquire(unlimited: true) }
     }
 }

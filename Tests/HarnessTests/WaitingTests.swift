@@ -23,7 +23,7 @@ struct WaitingTests {
             try await waitUntil("a signal nobody settles", timeout: .seconds(3600)) { never.settledValue != nil }
         }
         waiter.cancel()
-        await #expect(throws: CancellationError.self) { try await waiter.value }
+        await #expect(throws: CancellationError.self) { try await waiter.value(awaiting: "the cancelled wait") }
     }
 
     @Test("an operation that ignores cancellation is left behind at its deadline, and the wait ends")
@@ -97,12 +97,12 @@ struct ProgramGateTests {
         let cancelled = Task { try await gate.withPlace { 4 } }
         try await waitFor("two tests waiting", look: { gate.waiting }, until: { $0 == 2 })
         cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await #expect(throws: CancellationError.self) { try await cancelled.value(awaiting: "the cancelled waiter") }
         #expect(gate.waiting == 1)
         #expect(gate.taken == 2)
         release.settle()
-        #expect(try await third.value == 3)
-        for holder in holders { try await holder.value }
+        #expect(try await third.value(awaiting: "the third test's turn") == 3)
+        for holder in holders { try await holder.value(awaiting: "a holder's end") }
         #expect(gate.taken == 0)
         #expect(gate.waiting == 0)
     }

@@ -42,7 +42,7 @@ struct BoundedBufferTests {
         try await waitUntilSuspended(1, "the second send") { buffer.suspendedWaiters }
         #expect(buffer.count == 1)
         #expect(await buffer.take(upTo: 10) == ["a"])
-        #expect(await second.value)
+        #expect(try await second.value(awaiting: "the second send"))
         #expect(await buffer.take(upTo: 10) == ["b"])
         #expect(await buffer.send("huge", bytes: 1_000), "alone, an element over the bound passes")
         #expect(await buffer.next() == "huge")
@@ -66,7 +66,7 @@ struct BoundedBufferTests {
         let producer = Task { await full.send(2) }
         try await waitUntilSuspended(1, "the producer of a full buffer") { full.suspendedWaiters }
         producer.cancel()
-        #expect(await producer.value == false)
+        #expect(try await producer.value(awaiting: "the producer's end") == false)
         #expect(full.suspendedWaiters == 0)
         #expect(await full.take(upTo: 10) == [1], "the cancelled send left nothing")
 
@@ -74,21 +74,21 @@ struct BoundedBufferTests {
         let consumer = Task { await empty.take(upTo: 1) }
         try await waitUntilSuspended(1, "the consumer of an empty buffer") { empty.suspendedWaiters }
         consumer.cancel()
-        #expect(await consumer.value.isEmpty)
+        #expect(try await consumer.value(awaiting: "the consumer's end").isEmpty)
         #expect(empty.suspendedWaiters == 0)
 
         let finished = BoundedBuffer<Int>(elementLimit: 1)
         let reader = Task { await finished.next() }
         try await waitUntilSuspended(1, "the reader of an empty buffer") { finished.suspendedWaiters }
         finished.finish()
-        #expect(await reader.value == nil)
+        #expect(try await reader.value(awaiting: "the reader's end") == nil)
 
         let blocked = BoundedBuffer<Int>(elementLimit: 1)
         #expect(await blocked.send(1))
         let writer = Task { await blocked.send(2) }
         try await waitUntilSuspended(1, "the writer of a full buffer") { blocked.suspendedWaiters }
         blocked.finish()
-        #expect(await writer.value == false)
+        #expect(try await writer.value(awaiting: "the writer's end") == false)
     }
 
     @Test("a suspended consumer is woken by the next send, and a suspended producer by the take that makes room")
@@ -97,13 +97,13 @@ struct BoundedBufferTests {
         let consumer = Task { await buffer.take(upTo: 5) }
         try await waitUntilSuspended(1, "the consumer") { buffer.suspendedWaiters }
         #expect(await buffer.send(1))
-        #expect(await consumer.value == [1])
+        #expect(try await consumer.value(awaiting: "the consumer's take") == [1])
 
         #expect(await buffer.send(2))
         let producer = Task { await buffer.send(3) }
         try await waitUntilSuspended(1, "the producer") { buffer.suspendedWaiters }
         #expect(await buffer.take(upTo: 5) == [2])
-        #expect(await producer.value)
+        #expect(try await producer.value(awaiting: "the producer's send"))
         #expect(await buffer.take(upTo: 5) == [3])
     }
 }

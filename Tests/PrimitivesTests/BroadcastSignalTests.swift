@@ -11,7 +11,7 @@ struct BroadcastSignalTests {
         let waiters = (0..<3).map { _ in Task { await signal.change(after: seen) } }
         try await waitUntilSuspended(3, "three followers") { signal.suspendedWaiters }
         signal.bump()
-        for waiter in waiters { #expect(await waiter.value == seen + 1) }
+        for waiter in waiters { #expect(try await waiter.value(awaiting: "a waiter woken by the signal") == seen + 1) }
         #expect(signal.suspendedWaiters == 0)
     }
 
@@ -30,7 +30,7 @@ struct BroadcastSignalTests {
         let waiter = Task { await signal.change(after: 0) }
         try await waitUntilSuspended(1, "the follower") { signal.suspendedWaiters }
         signal.stop()
-        #expect(await waiter.value == nil)
+        #expect(try await waiter.value(awaiting: "the cancelled waiter") == nil)
         #expect(await signal.change(after: 0) == nil)
     }
 
@@ -41,9 +41,9 @@ struct BroadcastSignalTests {
         let other = Task { await signal.change(after: 0) }
         try await waitUntilSuspended(2, "two followers") { signal.suspendedWaiters }
         cancelled.cancel()
-        #expect(await cancelled.value == nil)
+        #expect(try await cancelled.value(awaiting: "the cancelled waiter") == nil)
         #expect(signal.suspendedWaiters == 1)
         signal.bump()
-        #expect(await other.value == 1)
+        #expect(try await other.value(awaiting: "the other waiter") == 1)
     }
 }

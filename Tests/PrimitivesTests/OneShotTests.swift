@@ -14,7 +14,7 @@ struct OneShotTests {
         #expect(signal.settledValue == nil)
         #expect(signal.settle(7))
         #expect(signal.settle(8) == false)
-        for waiter in waiters { #expect(await waiter.value == 7) }
+        for waiter in waiters { #expect(try await waiter.value(awaiting: "a waiter woken by settle") == 7) }
         #expect(signal.suspendedWaiters == 0)
         #expect(await signal.value() == 7)
         #expect(signal.settledValue == 7)
@@ -26,7 +26,7 @@ struct OneShotTests {
         let cancellable = Task { await signal.valueUnlessCancelled() != nil }
         try await waitUntilSuspended(1, "the cancellable waiter") { signal.suspendedWaiters }
         cancellable.cancel()
-        #expect(await cancellable.value == false)
+        #expect(try await cancellable.value(awaiting: "the cancelled waiter") == false)
         #expect(signal.suspendedWaiters == 0)
         #expect(signal.settledValue == nil)
 
@@ -36,8 +36,8 @@ struct OneShotTests {
         let stillWaiting = Task { await signal.valueUnlessCancelled() }
         try await waitUntilSuspended(2, "the cancelled waiter and another") { signal.suspendedWaiters }
         #expect(signal.settle())
-        await patient.value
-        #expect(await stillWaiting.value != nil)
+        try await patient.value(awaiting: "the waiter that cannot be cancelled")
+        #expect(try await stillWaiting.value(awaiting: "the other waiter") != nil)
     }
 
     @Test("a wait with a deadline gets the value settled while it waits, or nil once the deadline passed")
@@ -46,7 +46,7 @@ struct OneShotTests {
         let waiter = Task { await signal.value(within: .seconds(60)) }
         try await waitUntilSuspended(1, "the waiter with a deadline") { signal.suspendedWaiters }
         signal.settle(5)
-        #expect(await waiter.value == 5)
+        #expect(try await waiter.value(awaiting: "the waiter with a deadline") == 5)
 
         let unsettled = OneShot<Int>()
         let start = ContinuousClock.now
@@ -55,14 +55,31 @@ struct OneShotTests {
         #expect(unsettled.suspendedWaiters == 0, "the waiter left when the deadline passed")
     }
 
+    @Test("a wait that ignores cancellation takes its time: it gets the value settled meanwhile, or nil at its deadline")
+    func ignoringCancellation() async throws {
+        let signal = OneShot<Int>()
+        let waiter = Task { await signal.valueIgnoringCancellation(within: .seconds(60)) }
+        try await waitUntilSuspended(1, "the waiter that ignores cancellation") { signal.suspendedWaiters }
+        waiter.cancel()
+        signal.settle(3)
+        #expect(try await waiter.value(awaiting: "the cancelled waiter, given the value") == 3)
+
+        let unsettled = OneShot<Int>()
+        let start = ContinuousClock.now
+        let cancelled = Task { await unsettled.valueIgnoringCancellation(within: .milliseconds(100)) }
+        cancelled.cancel()
+        #expect(try await cancelled.value(awaiting: "the cancelled waiter, at its deadline") == nil)
+        #expect(ContinuousClock.now - start >= .milliseconds(100), "it waited out its deadline, cancelled")
+    }
+
     @Test("a task cancelled before it waits gets nil at once")
-    func cancelledBeforeWaiting() async {
+    func cancelledBeforeWaiting() async throws {
         let signal = OneShot<Int>()
         let waiter = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return await signal.valueUnlessCancelled()
         }
-        #expect(await waiter.value == nil)
+        #expect(try await waiter.value(awaiting: "the waiter cancelled before waiting") == nil)
         #expect(signal.suspendedWaiters == 0)
     }
 }

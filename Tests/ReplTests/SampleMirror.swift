@@ -8,10 +8,10 @@ import ToolSupport
 /// A mirror of the sample desktop history, made once by the real oa-sync from the real simulator,
 /// then copied for each test.
 enum SampleMirror {
-    /// Whether a test has started making the mirror: the first to ask makes it, the others await it.
-    private static let started = Mutex(false)
-    /// The path of the mirror made once for the whole run, or why it could not be made.
-    private static let original = OneShot<Result<String, any Error>>()
+    /// The attempt at making the mirror that callers await, if one was started: the first to ask
+    /// makes it, the others await its outcome. An attempt ended by its maker's cancellation is
+    /// dropped, and the next caller makes the mirror again; any other failure is every caller's.
+    private static let attempt = Mutex<OneShot<Result<String, any Error>>?>(nil)
 
     /// A fresh copy of the sample mirror in `directory`.
     static func copy(in directory: TemporaryDirectory) async throws -> String {
@@ -20,21 +20,29 @@ enum SampleMirror {
         return path
     }
 
-    /// The mirror made once, made by the first caller (its wait for oa-sync is off the pool).
+    /// The mirror made once for the whole run (its wait for oa-sync is off the pool).
     private static func originalPath() async throws -> String {
-        let first = started.withLock { started in
-            defer { started = true }
-            return !started
-        }
-        if first {
-            do {
-                original.settle(.success(try await make()))
-            } catch {
-                original.settle(.failure(error))
+        while true {
+            let (outcome, isMaker) = attempt.withLock { attempt in
+                if let attempt { return (attempt, false) }
+                let started = OneShot<Result<String, any Error>>()
+                attempt = started
+                return (started, true)
             }
+            if isMaker {
+                do {
+                    outcome.settle(.success(try await make()))
+                } catch {
+                    if error is CancellationError { attempt.withLock { $0 = nil } }
+                    outcome.settle(.failure(error))
+                }
+            }
+            guard let made = await outcome.valueUnlessCancelled() else { throw CancellationError() }
+            // Its maker was cancelled (its test ran past its limit): make it again, unless this
+            // caller was cancelled too.
+            if case .failure(let error) = made, error is CancellationError, !isMaker, !Task.isCancelled { continue }
+            return try made.get()
         }
-        guard let made = await original.valueUnlessCancelled() else { throw CancellationError() }
-        return try made.get()
     }
 
     private static func make() async throws -> String {

@@ -26,6 +26,7 @@ struct TerminalTests {
         let report = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         guard let status else {
             await end.kill()
+            try Task.checkCancellation()
             Issue.record("tools/scripts/repl-terminal-check did not end within 100 s:\n\(report)")
             return
         }

@@ -51,9 +51,9 @@ struct StockSyncTests {
                     let store = try MirrorStore(path: mirror, mode: .readOnly)
                     let events = try store.timeline(sessionID: sessionID)
                     let timeline = try mirroredTimeline(mirror, session: sessionID)
-                    return "\(events.count) events, \(events.filter(\.provisional).count) provisional, "
-                        + (sameEvents(timeline, expected) ? "the bridge's" : "not the bridge's \(expected.count)")
-                }, until: { $0.hasSuffix("0 provisional, the bridge's") })
+                    return (events: events.count, provisional: events.filter(\.provisional).count,
+                            theBridges: sameEvents(timeline, expected))
+                }, until: { $0.provisional == 0 && $0.theBridges })
                 let store = try MirrorStore(path: mirror, mode: .readOnly)
                 let local = try store.timeline(sessionID: sessionID).filter { $0.origin == .local }
                 #expect(local.map(\.text) == ["local prompt, kept by the mirror"])
@@ -86,8 +86,8 @@ struct StockSyncTests {
             let store = try MirrorStore(path: mirror, mode: .readOnly)
             try await waitFor("the update once, confirmed", look: {
                 let events = try store.timeline(sessionID: sessionID)
-                return "\(events.filter { $0.text == "said once" }.count) copies, \(events.filter(\.provisional).count) provisional"
-            }, until: { $0 == "1 copies, 0 provisional" })
+                return (copies: events.filter { $0.text == "said once" }.count, provisional: events.filter(\.provisional).count)
+            }, until: { $0.copies == 1 && $0.provisional == 0 })
             #expect(await sync.terminate() == 0)
             let events = try store.timeline(sessionID: sessionID)
             #expect(events.filter { $0.text == "said once" }.count == 1)

@@ -15,7 +15,7 @@ public final class OASyncProcess {
     public typealias Outcome = ProgramRun.Outcome
 
     /// Runs `oa-sync ARGUMENTS` to the end (inside `namespace`, if given), for at most `timeout`,
-    /// waiting off the cooperative pool (`ProgramRun.runOffPool`): tests in process share it.
+    /// its end awaited without holding a thread of the cooperative pool (`ProgramRun.run`).
     public static func run(_ arguments: [String], environment: [String: String] = [:], namespace: AvahiNamespace? = nil,
                            timeout: Duration = .seconds(300)) async throws -> Outcome {
         ProgramGate.checkPlaceHeld(toStart: "oa-sync")

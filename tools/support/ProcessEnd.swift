@@ -32,24 +32,27 @@ public final class ProcessEnd: Sendable {
         await exitStatus.value(within: timeout)
     }
 
-    /// Sends `signal`, then waits at most `timeout` for the end; past it, SIGKILL, and waits (at
-    /// most 10 s) for that end too. The exit status, or `DidNotEnd` saying what happened.
+    /// Sends `signal`, then waits at most `timeout` for the end; past it (or at once when the
+    /// calling task is cancelled), SIGKILL, and waits at most 10 s for that end too. The exit
+    /// status, or `DidNotEnd` saying what happened.
     @discardableResult
     public func stop(with signal: Int32 = SIGTERM, within timeout: Duration = .seconds(30), program: String) async throws(DidNotEnd) -> Int32 {
         if let ended = exitStatus.settledValue { return ended }
         Foundation.kill(processIdentifier, signal)
         if let ended = await status(within: timeout) { return ended }
-        Foundation.kill(processIdentifier, SIGKILL)
-        _ = await status(within: .seconds(10))
-        throw DidNotEnd(description: "\(program) did not end within \(timeout) of signal \(signal), and was killed")
+        let cancelled = Task.isCancelled
+        await kill()
+        throw DidNotEnd(description: cancelled ? "\(program) was killed: the test was cancelled before it ended"
+                                               : "\(program) did not end within \(timeout) of signal \(signal), and was killed")
     }
 
-    /// Kills the process (SIGKILL) and waits at most 10 s for its end; false if it did not come.
+    /// Kills the process (SIGKILL) and waits at most 10 s for its end, cancelled or not (a killed
+    /// process ends at once; the wait only reaps it); false if it did not come.
     @discardableResult
     public func kill() async -> Bool {
         if exitStatus.settledValue != nil { return true }
         Foundation.kill(processIdentifier, SIGKILL)
-        return await status(within: .seconds(10)) != nil
+        return await exitStatus.valueIgnoringCancellation(within: .seconds(10)) != nil
     }
 
     /// Whether the process has ended (as its termination handler said).

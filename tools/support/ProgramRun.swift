@@ -14,7 +14,8 @@ public enum ProgramRun {
     }
 
     /// Runs `executable arguments` with `input` on its standard input, for at most `timeout`:
-    /// past it, it is killed and this throws `TimedOut`. The calling task awaits the end
+    /// past it, it is killed and this throws `TimedOut`; cancelled, it is killed and this throws
+    /// `CancellationError`. The calling task awaits the end
     /// (`ProcessEnd`) without holding a thread of the cooperative pool, which the tests share.
     /// Its input and output are files, not pipes: a process it leaves behind, or another the test
     /// started meanwhile, could hold a pipe open, and reading it to its end would never return.
@@ -40,6 +41,7 @@ public enum ProgramRun {
         [standardInput, standardOutput, standardError].forEach { try? $0.close() }
         guard let status = await end.status(within: timeout) else {
             await end.kill()
+            try Task.checkCancellation()
             throw TimedOut(description: "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not end within \(timeout)")
         }
         return Outcome(status: status,

@@ -42,6 +42,7 @@ public enum SimulatorLauncher {
             // Killed, its pipe closes and the reading thread ends, unless a process it started
             // holds the pipe: what it printed is then not waited for past a few seconds.
             kill(process.processIdentifier, SIGKILL)
+            try Task.checkCancellation()
             let printed = await firstLine.value(within: .seconds(5)).map { String(decoding: $0, as: UTF8.self) } ?? "(its output is still open)"
             throw LaunchError("oa-bridge-sim was not ready within \(timeout); it printed: \(printed)")
         }

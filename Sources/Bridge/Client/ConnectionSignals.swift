@@ -34,11 +34,13 @@ final class OpenSignal: Sendable {
     /// loop down to close the socket; false when it had not begun (it then never will) or when
     /// the signal was already settled (it opened, or failed, by itself).
     func giveUp(_ error: any Error) -> Bool {
-        guard outcome.settle(.failure(error)) else { return false }
-        return connecting.withLock { state in
+        // First the connecting flag, under the lock `beginConnecting` takes: from here on the task
+        // cannot begin, and whether it began is known for sure.
+        let wasConnecting = connecting.withLock { state in
             defer { state = nil }
             return state == true
         }
+        return outcome.settle(.failure(error)) && wasConnecting
     }
 
     /// Waits until the signal is settled; throws its error, or `CancellationError` when the

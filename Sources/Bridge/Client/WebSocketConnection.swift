@@ -125,9 +125,14 @@ final class WebSocketConnection: Sendable {
                 do {
                     try await waitUntilOpen(opened, deadline: openDeadline)
                 } catch {
-                    // Given up while the upgrade is still awaited: closing the loop closes its socket.
-                    // Given up before the connection's task began connecting, it never will.
-                    if opened.giveUp(CancellationError()) { try? await eventLoop.shutdownGracefully() }
+                    // Given up before the connection's task began connecting, it never will. Given up
+                    // while the upgrade is awaited, closing the loop closes its socket; the task may
+                    // still be a few steps short of handing its socket to the loop (work handed to a
+                    // loop that has shut down is dropped, and would never end), so it gets a moment
+                    // to get there, or to end by itself, first.
+                    if opened.giveUp(CancellationError()), await !connection.endsByItself(within: .seconds(1)) {
+                        try? await eventLoop.shutdownGracefully()
+                    }
                     throw Self.openingError(error, url: url)
                 }
                 let result: T
@@ -334,6 +339,12 @@ final class WebSocketConnection: Sendable {
                 done.resume(throwing: BridgeError.connectionClosed(reason: "the connection is closed"))
             }
         }
+    }
+
+    /// Whether the connection's task ends within `timeout`, waited for whether or not the calling
+    /// task is cancelled: the scope, cancelled, still gives a connection being made its moment.
+    private func endsByItself(within timeout: Duration) async -> Bool {
+        await ended.valueIgnoringCancellation(within: timeout) != nil
     }
 
     /// Closes the connection (with the WebSocket close handshake) and waits until it is gone.

@@ -12,10 +12,10 @@ import Testing
 /// and holds it to its end (`TestBound`); its time limit starts once it has one. Waiting for a
 /// place holds no thread.
 public final class ProgramGate: Sendable {
-    /// The one gate of the test process: `OA_TEST_PROGRAM_PLACES` places if set, else one per
-    /// core (at least two).
-    public static let shared = ProgramGate(places: ProcessInfo.processInfo.environment["OA_TEST_PROGRAM_PLACES"].flatMap(Int.init)
-                                           ?? max(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// The one gate of the test process: `OA_TEST_PROGRAM_PLACES` places if set (at least one),
+    /// else one per core (at least two).
+    public static let shared = ProgramGate(places: max(1, ProcessInfo.processInfo.environment["OA_TEST_PROGRAM_PLACES"].flatMap(Int.init)
+                                                      ?? max(2, ProcessInfo.processInfo.activeProcessorCount)))
 
     private struct State {
         var free: Int

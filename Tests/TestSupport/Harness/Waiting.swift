@@ -63,3 +63,17 @@ extension BoundedBuffer {
         try await TestSupport.within(timeout, awaiting: what) { await self.next() }
     }
 }
+
+extension Task {
+    /// The task's result, which must come within `timeout`: past it the task is cancelled and this
+    /// throws `WaitTimedOut` naming `what`. For a test's own tasks, whose `value` no limit of the
+    /// test reaches (cancelling a test does not cancel an unstructured task).
+    public func value(within timeout: Duration = .seconds(60), awaiting what: String) async throws -> Success {
+        do {
+            return try await TestSupport.within(timeout, awaiting: what) { try await self.result.get() }
+        } catch let timedOut as WaitTimedOut {
+            cancel()
+            throw timedOut
+        }
+    }
+}
