@@ -27,7 +27,7 @@ struct FetchedBatch: Sendable {
     /// (`PageSizer`).
     ///
     /// Two pages are asked for at a time (`PageRequests`): the bridge prepares one while the client
-    /// reads the other.
+    /// reads the other; a page of one event is asked alone.
     ///
     /// - Throws: `PageRefused` when a page was over the client's message limit; the request's errors.
     static func fetchAll(
@@ -65,8 +65,11 @@ struct FetchedBatch: Sendable {
                         }
                     }
                 }
+                func askAhead() {
+                    if requests.mayAskAhead(limit: sizer.size) { ask(since: requests.guessedNext) }
+                }
                 ask(since: since)
-                ask(since: requests.guessedNext)
+                askAhead()
                 while let (askedSince, fetched) = try await requests.next(from: &group) {
                     sizer.observe(events: fetched.items.count, bytes: fetched.byteCount)
                     // A page may be empty yet move the cursor (the bridge skipped rows it could not
@@ -75,7 +78,7 @@ struct FetchedBatch: Sendable {
                     let items = requests.take(fetched, hasMore: hasMore)
                     if hasMore {
                         if requests.waiting == 0 { ask(since: requests.cursor) }
-                        ask(since: requests.guessedNext)
+                        askAhead()
                     }
                     EventMapping.append(items, to: &pending.events)
                     pending.cursor = max(pending.cursor, requests.cursor)

@@ -39,6 +39,14 @@ struct PageRequests {
         inFlight.last.map { $0.since + Int64($0.limit) } ?? cursor
     }
 
+    /// Whether a request for `limit` events may be asked ahead, beside those in flight: not when it,
+    /// or one in flight, asks for one event. A message over the client's limit ends the connection
+    /// and fails every request in flight alike, answered in whatever order the bridge chose; only
+    /// a page of one event asked alone names that event as the one too large.
+    func mayAskAhead(limit: Int) -> Bool {
+        limit > 1 && inFlight.allSatisfy { $0.limit > 1 }
+    }
+
     /// Notes a request asked from `since` for `limit` events; returns its number, for its `Answer`.
     mutating func ask(since: Int64, limit: Int) -> Int {
         lastNumber += 1

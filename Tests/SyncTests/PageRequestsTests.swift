@@ -67,6 +67,18 @@ struct PageRequestsTests {
         }
     }
 
+    @Test("a page of one event is asked alone: a message over the limit fails every request in flight, so only then is its event known")
+    func oneEventAlone() {
+        var requests = PageRequests(cursor: 200)
+        #expect(requests.mayAskAhead(limit: 3))
+        _ = requests.ask(since: 200, limit: 1)
+        #expect(!requests.mayAskAhead(limit: 1) && !requests.mayAskAhead(limit: 3), "nothing beside a page of one event")
+        var larger = PageRequests(cursor: 200)
+        _ = larger.ask(since: 200, limit: 2)
+        #expect(larger.mayAskAhead(limit: 2))
+        #expect(!larger.mayAskAhead(limit: 1), "a page of one event is not asked beside another")
+    }
+
     /// Answers the requests (in whatever order their tasks end), then takes pages in the order
     /// asked (`upTo` of them at most), as `FetchedBatch.fetchAll` does, without asking for more.
     private func answering(_ answers: KeyValuePairs<Int, Result<HistoryChangesPage, any Error>>, _ requests: inout PageRequests,
