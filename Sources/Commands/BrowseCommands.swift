@@ -341,12 +341,19 @@ package enum BrowseCommands {
         case .toolCall(let call):
             return .object([
                 JSONMember("type", "tool_call"), JSONMember("ordinal", .number(call.firstOrdinal)), JSONMember("call_id", .string(call.callID)),
-                JSONMember("name", .string(call.name)), JSONMember("arguments", call.arguments.map(JSONValue.string) ?? .null),
+                JSONMember("name", .string(call.name)), JSONMember("kind", call.kind.map(JSONValue.string) ?? .null),
+                JSONMember("arguments", call.arguments.map(JSONValue.string) ?? .null),
                 JSONMember("status", call.status.map(JSONValue.string) ?? .null), JSONMember("error", call.error.map(JSONValue.string) ?? .null),
                 JSONMember("output", call.output.map(JSONValue.string) ?? .null),
+                JSONMember("diffs", .array(call.diffs.map { diff in
+                    .object([JSONMember("path", .string(diff.path)), JSONMember("old_text", diff.oldText.map(JSONValue.string) ?? .null),
+                             JSONMember("new_text", .string(diff.newText))])
+                })),
             ])
         case .modeChange(let mode, let ordinal):
             return ["type": "mode", "mode": .string(mode), "ordinal": .number(ordinal)]
+        case .sessionTitle(let title, let ordinal):
+            return ["type": "session_title", "title": .string(title), "ordinal": .number(ordinal)]
         case .commands(let names, let ordinal):
             return ["type": "commands", "names": .array(names.map(JSONValue.string)), "ordinal": .number(ordinal)]
         case .other(let kind, let json, let ordinal):

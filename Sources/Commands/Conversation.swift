@@ -11,6 +11,8 @@ public struct Conversation: Sendable, Equatable {
         case plan(entries: [PlanEntry], firstOrdinal: Int64)
         case toolCall(ToolCallEntry)
         case modeChange(mode: String, firstOrdinal: Int64)
+        /// The session's title as the agent set it (ACP's `session_info_update`).
+        case sessionTitle(title: String, firstOrdinal: Int64)
         case commands(names: [String], firstOrdinal: Int64)
         /// An update this client cannot type, shown as it came.
         case other(kind: String, json: String, firstOrdinal: Int64)
@@ -22,18 +24,26 @@ public struct Conversation: Sendable, Equatable {
         case thinking
     }
 
-    /// A tool call and what became of it.
+    /// A tool call and what became of it, whichever encoding the bridge sent it in.
     public struct ToolCallEntry: Sendable, Equatable {
         public var callID: String
         public var name: String
+        /// ACP's category of the tool (`read`, `edit`, `execute`, …), when sent.
+        public var kind: String?
         /// The arguments, as compact JSON.
         public var arguments: String?
-        /// The last status reported (`started`, `completed`, `error`), if any.
+        /// The last status reported (`started`, `completed`, `error`; ACP's `pending`,
+        /// `in_progress`, `failed`), if any.
         public var status: String?
         public var error: String?
         /// The output, as text: its strings, or compact JSON.
         public var output: String?
+        /// The files it changes, as ACP sends them.
+        public var diffs: [FileDiff] = []
         public var firstOrdinal: Int64
+
+        /// Whether the call failed, in either encoding's words.
+        public var failed: Bool { error != nil || status == "failed" || status == "error" }
     }
 
     public var entries: [Entry]
@@ -78,24 +88,26 @@ public struct Conversation: Sendable, Equatable {
             case .toolCall(let call):
                 closeMessage()
                 toolIndex[call.callID] = entries.count
-                append(.toolCall(ToolCallEntry(
-                    callID: call.callID, name: call.name, arguments: call.arguments.map { JSONWriter.bytes(of: $0) }.map { String(decoding: $0, as: UTF8.self) },
-                    status: nil, error: nil, output: nil, firstOrdinal: event.ordinal
-                )))
+                var entry = ToolCallEntry(callID: call.callID, name: call.name, kind: call.kind, arguments: call.arguments.map(Conversation.compactJSON),
+                                          status: call.status, error: nil, output: nil, firstOrdinal: event.ordinal)
+                entry.take(content: call.content, rawOutput: call.rawOutput)
+                append(.toolCall(entry))
             case .toolCallUpdate(let update):
-                let output = update.output.map(Conversation.outputText)
                 if let index = toolIndex[update.callID], case .toolCall(var call) = entries[index] {
                     // An update of an earlier call leaves the message being merged open.
-                    call.status = update.status ?? call.status
-                    call.error = update.error ?? call.error
-                    call.output = [call.output, output].compactMap { $0 }.joined(separator: "\n").nilIfEmpty
+                    call.apply(update)
                     entries[index] = .toolCall(call)
                 } else {
-                    append(.toolCall(ToolCallEntry(callID: update.callID, name: "tool", arguments: nil, status: update.status,
-                                                   error: update.error, output: output, firstOrdinal: event.ordinal)))
+                    var call = ToolCallEntry(callID: update.callID, name: "tool", firstOrdinal: event.ordinal)
+                    call.apply(update)
+                    append(.toolCall(call))
                 }
             case .currentModeUpdate(let mode):
                 append(.modeChange(mode: mode, firstOrdinal: event.ordinal))
+            case .sessionInfoUpdate(let title):
+                // Session information without a title (a time, metadata) says nothing to a reader.
+                guard let title else { break }
+                append(.sessionTitle(title: title, firstOrdinal: event.ordinal))
             case .availableCommandsUpdate(let commands):
                 append(.commands(names: commands.map(\.name), firstOrdinal: event.ordinal))
             case .unknown(let kind):
@@ -120,6 +132,11 @@ public struct Conversation: Sendable, Equatable {
         }
     }
 
+    /// `json` as compact JSON text.
+    fileprivate static func compactJSON(_ json: JSONValue) -> String {
+        String(decoding: JSONWriter.bytes(of: json), as: UTF8.self)
+    }
+
     /// A tool's output as text: `stdout`/`stderr` and other strings joined by lines; other JSON as it is.
     fileprivate static func outputText(_ output: JSONValue) -> String {
         if let text = output.stringValue { return text }
@@ -139,4 +156,41 @@ public struct Conversation: Sendable, Equatable {
 
 extension String {
     var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
+extension Conversation.ToolCallEntry {
+    init(callID: String, name: String, firstOrdinal: Int64) {
+        self.init(callID: callID, name: name, kind: nil, arguments: nil, status: nil, error: nil, output: nil, firstOrdinal: firstOrdinal)
+    }
+
+    /// Takes what an update says: the desktop's output is added to what came before; ACP's
+    /// content, when sent, replaces the call's (its `rawOutput` is the output only without content).
+    mutating func apply(_ update: ToolCallUpdate) {
+        status = update.status ?? status
+        error = update.error ?? error
+        if let title = update.title { name = title }
+        kind = update.kind ?? kind
+        if arguments == nil { arguments = update.arguments.map(Conversation.compactJSON) }
+        if let added = update.output.map(Conversation.outputText) {
+            output = [output, added].compactMap { $0 }.joined(separator: "\n").nilIfEmpty
+        }
+        if let content = update.content {
+            output = nil
+            diffs = []
+            take(content: content, rawOutput: update.rawOutput)
+        } else if let rawOutput = update.rawOutput, output == nil {
+            output = Conversation.outputText(rawOutput)
+        }
+    }
+
+    /// Sets the output and diffs from ACP content: its diffs apart, the rest as text (nil when
+    /// empty, as an empty output of the desktop's); `rawOutput` when there is no text.
+    mutating func take(content: [ToolCallContent], rawOutput: JSONValue?) {
+        var texts: [String] = []
+        for item in content {
+            if case .diff(let diff) = item { diffs.append(diff) } else { texts.append(item.plainText) }
+        }
+        if texts.isEmpty, let rawOutput { texts.append(Conversation.outputText(rawOutput)) }
+        output = texts.joined(separator: "\n").nilIfEmpty
+    }
 }

@@ -16,15 +16,18 @@ enum ConversationText {
             return palette.apply(.blue, to: "[\(ordinal)] plan:") + "\n"
                 + entries.map { "  - [\($0.status ?? "-")] \($0.content)" }.joined(separator: "\n")
         case .toolCall(let call):
-            let failed = call.error != nil || call.status == "failed" || call.status == "error"
-            var text = palette.apply(failed ? .boldRed : .yellow,
-                                     to: "[\(call.firstOrdinal)] tool \(call.name) (\(call.callID))" + (call.status.map { ": \($0)" } ?? ""))
+            var text = palette.apply(call.failed ? .boldRed : .yellow,
+                                     to: "[\(call.firstOrdinal)] tool \(call.name)\(call.kind.map { " [\($0)]" } ?? "") (\(call.callID))"
+                                         + (call.status.map { ": \($0)" } ?? ""))
             if let arguments = call.arguments { text += "\n  arguments: \(arguments)" }
             if let error = call.error { text += "\n" + palette.apply(.red, to: "  error: \(error)") }
             if let output = call.output { text += "\n  output:\n" + indent(output, by: 4) }
+            for diff in call.diffs { text += "\n  diff:\n" + indent(diff.unifiedLines.joined(separator: "\n"), by: 4) }
             return text
         case .modeChange(let mode, let ordinal):
             return palette.apply(.dim, to: "[\(ordinal)] mode: \(mode)")
+        case .sessionTitle(let title, let ordinal):
+            return palette.apply(.dim, to: "[\(ordinal)] session title: \(title)")
         case .commands(let names, let ordinal):
             return palette.apply(.dim, to: "[\(ordinal)] commands: " + names.map { "/" + $0 }.joined(separator: " "))
         case .other(let kind, let json, let ordinal):

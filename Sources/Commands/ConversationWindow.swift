@@ -88,7 +88,7 @@ package struct ConversationWindow {
 
     package static func firstOrdinal(of entry: Conversation.Entry) -> Int64 {
         switch entry {
-        case .message(_, _, _, let ordinal), .plan(_, let ordinal), .modeChange(_, let ordinal),
+        case .message(_, _, _, let ordinal), .plan(_, let ordinal), .modeChange(_, let ordinal), .sessionTitle(_, let ordinal),
              .commands(_, let ordinal), .other(_, _, let ordinal):
             ordinal
         case .toolCall(let call):

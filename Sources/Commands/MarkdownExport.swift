@@ -61,13 +61,18 @@ public enum MarkdownExport {
                 return "- \(box) \(escapeInline(entry.content))" + (details.isEmpty ? "" : " _(\(details.joined(separator: ", ")))_")
             }
         case .toolCall(let call):
-            var lines = ["**Tool call** `\(call.name)` (`\(call.callID)`)" + (call.status.map { ": \($0)" } ?? "")]
+            var lines = ["**Tool call** `\(call.name)` (`\(call.callID)`\(call.kind.map { ", \($0)" } ?? ""))" + (call.status.map { ": \($0)" } ?? "")]
             if let arguments = call.arguments { lines += ["", "Arguments:"] + fenced(arguments, language: "json") }
             if let error = call.error { lines += ["", "Error:"] + fenced(error, language: "") }
             if let output = call.output { lines += ["", "Output:"] + fenced(output, language: "") }
+            for diff in call.diffs {
+                lines += ["", "Diff of `\(escapeInline(diff.path))`:"] + fenced(diff.unifiedLines.joined(separator: "\n"), language: "diff")
+            }
             return lines
         case .modeChange(let mode, _):
             return ["_Mode: \(escapeInline(mode))_"]
+        case .sessionTitle(let title, _):
+            return ["_Session title: \(escapeInline(title))_"]
         case .commands(let names, _):
             return ["_Commands available: \(names.map { "`/\($0)`" }.joined(separator: ", "))_"]
         case .other(let kind, let json, _):

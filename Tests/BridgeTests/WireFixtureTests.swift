@@ -59,7 +59,7 @@ struct WireFixtureTests {
     func updateKinds() {
         #expect(UpdateKind.allCases.map(\.rawValue) == [
             "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "plan", "tool_call", "tool_call_update",
-            "available_commands_update", "current_mode_update", "unknown",
+            "available_commands_update", "current_mode_update", "session_info_update", "unknown",
         ])
         #expect(UpdateKind(tag: "tool_call") == .toolCall)
         #expect(UpdateKind(tag: "usage_update") == .unknown)

@@ -8,6 +8,9 @@ public enum Repository {
     public static let schemaDirectory = root.appending(path: "schema")
     /// A copy of `../shared/fixtures/stock`, so the tests need nothing outside the repository.
     public static let stockFixtures = root.appending(path: "Tests/Fixtures/stock")
+    /// `../shared/corpora`: real material that is not ours to copy into the repository. Tests that
+    /// read it are skipped where it is absent (a clone elsewhere).
+    public static let sharedCorpora = root.deletingLastPathComponent().appending(path: "shared/corpora")
 }
 
 /// The directory holding the package's built executables (beside the test bundle), with the

@@ -41,7 +41,8 @@ enum StockEncoding {
             return update["available_commands"]?.arrayValue != nil
         case .currentModeUpdate:
             return update["current_mode_id"]?.stringValue != nil
-        case .unknown:
+        case .sessionInfoUpdate, .unknown:
+            // The stock desktop's types have no session information.
             return false
         }
     }

@@ -29,7 +29,8 @@ public struct SessionUpdate: Sendable, Equatable {
     public var canonicalBytes: [UInt8] { JSONWriter.canonicalBytes(of: json) }
 }
 
-/// The eight `sessionUpdate` variants of the bridge, and everything else.
+/// The `sessionUpdate` variants of the bridge, read from either encoding (the desktop's, and the
+/// standard ACP one: flatter, camelCase), and everything else.
 public enum SessionUpdateVariant: Sendable, Equatable {
     case userMessageChunk(ContentBlock)
     case agentMessageChunk(ContentBlock)
@@ -39,6 +40,8 @@ public enum SessionUpdateVariant: Sendable, Equatable {
     case toolCallUpdate(ToolCallUpdate)
     case availableCommandsUpdate([AvailableCommand])
     case currentModeUpdate(modeID: String)
+    /// The session's title, when ACP's `session_info_update` sends one (nil: none said).
+    case sessionInfoUpdate(title: String?)
     /// An update of another kind or shape, with the kind it claims (or `unknown`).
     case unknown(kind: String)
 
@@ -62,10 +65,16 @@ public enum SessionUpdateVariant: Sendable, Equatable {
             guard let update = ToolCallUpdate(body[UpdateKind.toolCallUpdate.rawValue] ?? body) else { self = .unknown(kind: tagged.tag); return }
             self = .toolCallUpdate(update)
         case .availableCommandsUpdate:
-            self = .availableCommandsUpdate((body["available_commands"]?.arrayValue ?? []).compactMap(AvailableCommand.init))
+            let commands = body["available_commands"]?.arrayValue ?? body["availableCommands"]?.arrayValue ?? []
+            self = .availableCommandsUpdate(commands.compactMap(AvailableCommand.init))
         case .currentModeUpdate:
-            guard let mode = body["current_mode_id"]?.stringValue else { self = .unknown(kind: tagged.tag); return }
+            guard let mode = body["current_mode_id"]?.stringValue ?? body["currentModeId"]?.stringValue else {
+                self = .unknown(kind: tagged.tag)
+                return
+            }
             self = .currentModeUpdate(modeID: mode)
+        case .sessionInfoUpdate:
+            self = .sessionInfoUpdate(title: body["title"]?.stringValue)
         case .unknown:
             self = .unknown(kind: tagged.tag)
         }

@@ -12,6 +12,8 @@ public enum UpdateKind: String, Sendable, CaseIterable {
     case toolCallUpdate = "tool_call_update"
     case availableCommandsUpdate = "available_commands_update"
     case currentModeUpdate = "current_mode_update"
+    /// ACP's session metadata (its title), sent as it changes.
+    case sessionInfoUpdate = "session_info_update"
     /// No tag, or a tag this version does not know.
     case unknown = "unknown"
 

@@ -28,14 +28,21 @@ public struct UpdateSummary: Sendable, Equatable {
             text = entries.map(\.content).joined(separator: "\n")
         case .toolCall(let call):
             let arguments = call.arguments.map { Self.strings(in: $0).joined(separator: " ") } ?? ""
-            text = arguments.isEmpty ? call.name : "\(call.name) \(arguments)"
+            let content = call.content.map(\.plainText).joined(separator: "\n")
+            text = [call.name, arguments, content].filter { !$0.isEmpty }.joined(separator: " ")
         case .toolCallUpdate(let update):
-            let output = update.output.map { Self.strings(in: $0).joined(separator: "\n") } ?? ""
-            text = [update.status, update.error, output.isEmpty ? nil : output].compactMap { $0 }.joined(separator: " ")
+            // ACP's rawOutput restates its content; it is the output only when there is no content.
+            let output = [update.output, update.content == nil ? update.rawOutput : nil].compactMap { $0 }
+                .map { Self.strings(in: $0).joined(separator: "\n") }
+            let content = update.content?.map(\.plainText) ?? []
+            text = ([update.status, update.error] + (output + content).map(Optional.some)).compactMap { $0 }.filter { !$0.isEmpty }
+                .joined(separator: " ")
         case .availableCommandsUpdate(let commands):
             text = commands.map { [$0.name, $0.description].compactMap { $0 }.joined(separator: ": ") }.joined(separator: "\n")
         case .currentModeUpdate(let mode):
             text = mode
+        case .sessionInfoUpdate(let title):
+            text = title ?? ""
         case .unknown:
             text = Self.strings(in: update).joined(separator: " ")
         }

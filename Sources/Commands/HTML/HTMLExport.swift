@@ -140,15 +140,19 @@ public enum HTMLExport {
         case .toolCall(let call):
             view.kind = "tool"
             view.label = "Tool call"
-            view.tool = .init(name: call.name, callID: call.callID, status: call.status, blocks: [
+            view.tool = .init(name: call.kind.map { "\(call.name) (\($0))" } ?? call.name, callID: call.callID, status: call.status, blocks: [
                 call.arguments.map { block("Arguments", $0, language: "json") },
                 call.error.map { block("Error", $0, language: "") },
                 call.output.map { block("Output", $0, language: "") },
-            ].compactMap { $0 })
+            ].compactMap { $0 } + call.diffs.map { block("Diff of \($0.path)", $0.unifiedLines.joined(separator: "\n"), language: "diff") })
         case .modeChange(let mode, _):
             view.kind = "mode"
             view.label = "Mode"
             view.note = mode
+        case .sessionTitle(let title, _):
+            view.kind = "title"
+            view.label = "Session title"
+            view.note = title
         case .commands(let names, _):
             view.kind = "commands"
             view.label = "Commands available"

@@ -3,7 +3,7 @@ import Secrets
 
 extension Conversation {
     /// The conversation with every secret of its texts (messages merged from their chunks,
-    /// thinking, plans, tool arguments, errors and outputs, unknown updates) replaced by its tag;
+    /// thinking, plans, tool arguments, errors, outputs and diffs, session titles, unknown updates) replaced by its tag;
     /// itself when `redactor` is nil.
     public func redacted(by redactor: Redactor?) -> Conversation {
         guard let redactor else { return self }
@@ -27,7 +27,12 @@ extension Conversation.Entry {
             call.arguments = call.arguments.map { JSONRedaction.redact(jsonText: $0, by: redactor) }
             call.error = call.error.map(redactor.redact)
             call.output = call.output.map(redactor.redact)
+            call.diffs = call.diffs.map { diff in
+                FileDiff(path: redactor.redact(diff.path), oldText: diff.oldText.map(redactor.redact), newText: redactor.redact(diff.newText))
+            }
             return .toolCall(call)
+        case .sessionTitle(let title, let ordinal):
+            return .sessionTitle(title: redactor.redact(title), firstOrdinal: ordinal)
         case .modeChange, .commands:
             return self
         case .other(let kind, let json, let ordinal):

@@ -1,0 +1,118 @@
+import Bridge
+@testable import Commands
+import Foundation
+import MirrorStore
+import TestSupport
+import Testing
+
+/// Real Claude Code sessions (`../shared/corpora/real-transcripts/`, recorded by other people),
+/// served in the desktop's encoding of updates and in the standard ACP one, texts streamed in
+/// pieces cut anywhere: both read to the same conversation, and `show` and the exports hold every
+/// prompt, reply, thinking and tool output of each. Skipped where `../shared` is absent.
+@Suite("Real sessions in both encodings", .enabled(if: ClaudeCodeTranscript.corpusIsPresent, "needs ../shared/corpora/real-transcripts"),
+       .endsWithin(.seconds(300)))
+struct RealTranscriptTests {
+    /// The corpus mirrored once in each encoding, with each session's conversation.
+    struct Mirrored {
+        let store: MirrorStore
+        let directory: TemporaryDirectory
+        var transcripts: [ClaudeCodeTranscript] = []
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            store = try MirrorStore(path: directory.path("mirror.sqlite"))
+            transcripts = try ClaudeCodeTranscript.corpus()
+            for transcript in transcripts {
+                for encoding in ClaudeCodeTranscript.Encoding.allCases {
+                    let events = transcript.updates(encoding).map { json in
+                        let bytes = JSONWriter.bytes(of: json)
+                        let summary = SessionUpdate(rawBytes: bytes, json: json).summary
+                        return NewEvent(sessionID: Self.sessionID(transcript, encoding), kind: summary.tag, text: summary.text, updateJSON: bytes)
+                    }
+                    try store.appendEvents(events)
+                }
+            }
+        }
+
+        static func sessionID(_ transcript: ClaudeCodeTranscript, _ encoding: ClaudeCodeTranscript.Encoding) -> String {
+            "\(encoding.rawValue)-\(transcript.name.prefix(2))"
+        }
+
+        func events(_ transcript: ClaudeCodeTranscript, _ encoding: ClaudeCodeTranscript.Encoding) throws -> [TimelineEvent] {
+            try store.timeline(sessionID: Self.sessionID(transcript, encoding))
+        }
+    }
+
+    @Test("both encodings read to one conversation holding every prompt, reply, thinking and tool output")
+    func sameConversation() throws {
+        let mirrored = try Mirrored()
+        #expect(mirrored.transcripts.count >= 10)
+        var outputs = 0
+        for transcript in mirrored.transcripts {
+            let desktop = Conversation(events: try mirrored.events(transcript, .desktop))
+            let acp = Conversation(events: try mirrored.events(transcript, .acp))
+            #expect(Self.encodingFree(acp) == Self.encodingFree(desktop), "\(transcript.name)")
+            #expect(!acp.entries.contains { if case .other = $0 { true } else { false } }, "\(transcript.name): an update not read")
+
+            let texts = Dictionary(grouping: acp.entries.compactMap { entry -> (Conversation.Role, String)? in
+                if case .message(let role, let text, _, _) = entry { (role, text) } else { nil }
+            }, by: \.0).mapValues { $0.map(\.1).joined(separator: "\u{0}") }
+            let calls = Dictionary(acp.entries.compactMap { entry -> (String, Conversation.ToolCallEntry)? in
+                if case .toolCall(let call) = entry { (call.callID, call) } else { nil }
+            }, uniquingKeysWith: { first, _ in first })
+            for part in transcript.parts {
+                switch part {
+                case .user(let text): #expect(texts[.user]?.contains(text) == true, "\(transcript.name): a prompt")
+                case .assistant(let text): #expect(texts[.assistant]?.contains(text) == true, "\(transcript.name): a reply")
+                case .thinking(let text): #expect(texts[.thinking]?.contains(text) == true, "\(transcript.name): thinking")
+                case .toolCall(let id, let name, _):
+                    #expect(calls[id]?.name == name, "\(transcript.name): tool call \(id)")
+                case .toolResult(let id, let output, let failed):
+                    outputs += 1
+                    #expect(calls[id]?.output == output.nilIfEmpty, "\(transcript.name): the output of \(id)")
+                    #expect(calls[id]?.failed == failed, "\(transcript.name): the status of \(id)")
+                }
+            }
+        }
+        #expect(outputs == 479, "the corpus's tool outputs, as SOURCES.md counts them")
+    }
+
+    @Test("Markdown and HTML exports of the ACP encoding show every tool output; nothing is left as JSON not shown")
+    func exports() throws {
+        let mirrored = try Mirrored()
+        for transcript in mirrored.transcripts {
+            let events = try mirrored.events(transcript, .acp)
+            let session = try #require(try mirrored.store.session(id: Mirrored.sessionID(transcript, .acp)))
+            let markdown = MarkdownExport.document(session: session, events: events, redactor: nil)
+            let html = HTMLExport.pages(session: session, events: events, baseName: "t", desktop: nil, redactor: nil)
+                .map(\.html).joined()
+            // Each check is made a Bool first: a failed one then prints its message, not the document.
+            for document in [markdown, html] {
+                let notShown = document.contains("not shown by this version")
+                #expect(!notShown, "\(transcript.name): an update left as JSON")
+            }
+            for case .toolResult(let id, let output, _) in transcript.parts where !output.isEmpty {
+                let inMarkdown = markdown.contains(MarkdownExport.fenced(output, language: "").joined(separator: "\n"))
+                #expect(inMarkdown, "\(transcript.name): the output of \(id) in Markdown")
+                let lines = output.utf8.count { $0 == 0x0A } + 1
+                if output.count > HTMLExport.foldedLength || lines > HTMLExport.foldedLines {
+                    let folded = html.contains("Output: \(HTMLExport.size(output.utf8.count)), \(lines) line\(lines == 1 ? "" : "s")")
+                    #expect(folded, "\(transcript.name): the long output of \(id) folded with its size")
+                }
+            }
+        }
+    }
+}
+
+extension RealTranscriptTests {
+    /// The conversation without what only one encoding says: ACP's tool kinds, and its statuses'
+    /// words (`failed` for the desktop's `error`, `pending` before any result).
+    static func encodingFree(_ conversation: Conversation) -> [Conversation.Entry] {
+        conversation.entries.map { entry in
+            guard case .toolCall(var call) = entry else { return entry }
+            call.kind = nil
+            call.status = call.status == "pending" ? nil : call.status == "error" ? "failed" : call.status
+            return .toolCall(call)
+        }
+    }
+}
