@@ -163,14 +163,15 @@ extension Conversation.ToolCallEntry {
         self.init(callID: callID, name: name, kind: nil, arguments: nil, status: nil, error: nil, output: nil, firstOrdinal: firstOrdinal)
     }
 
-    /// Takes what an update says: the desktop's output is added to what came before; ACP's
-    /// content, when sent, replaces the call's (its `rawOutput` is the output only without content).
+    /// Takes what an update says: the desktop's output is added to what came before; what ACP
+    /// sends replaces what it had said (a title, a kind, `rawInput`, the content; `rawOutput` is the
+    /// output only without content).
     mutating func apply(_ update: ToolCallUpdate) {
         status = update.status ?? status
         error = update.error ?? error
         if let title = update.title { name = title }
         kind = update.kind ?? kind
-        if arguments == nil { arguments = update.arguments.map(Conversation.compactJSON) }
+        if let changed = update.arguments { arguments = Conversation.compactJSON(changed) }
         if let added = update.output.map(Conversation.outputText) {
             output = [output, added].compactMap { $0 }.joined(separator: "\n").nilIfEmpty
         }

@@ -61,12 +61,13 @@ public enum MarkdownExport {
                 return "- \(box) \(escapeInline(entry.content))" + (details.isEmpty ? "" : " _(\(details.joined(separator: ", ")))_")
             }
         case .toolCall(let call):
-            var lines = ["**Tool call** `\(call.name)` (`\(call.callID)`\(call.kind.map { ", \($0)" } ?? ""))" + (call.status.map { ": \($0)" } ?? "")]
+            let kind = call.kind.map { ", " + inlineCode($0) } ?? ""
+            var lines = ["**Tool call** \(inlineCode(call.name)) (\(inlineCode(call.callID))\(kind))" + (call.status.map { ": \($0)" } ?? "")]
             if let arguments = call.arguments { lines += ["", "Arguments:"] + fenced(arguments, language: "json") }
             if let error = call.error { lines += ["", "Error:"] + fenced(error, language: "") }
             if let output = call.output { lines += ["", "Output:"] + fenced(output, language: "") }
             for diff in call.diffs {
-                lines += ["", "Diff of `\(escapeInline(diff.path))`:"] + fenced(diff.unifiedLines.joined(separator: "\n"), language: "diff")
+                lines += ["", "Diff of \(inlineCode(diff.path)):"] + fenced(diff.unifiedLines.joined(separator: "\n"), language: "diff")
             }
             return lines
         case .modeChange(let mode, _):
@@ -98,6 +99,21 @@ public enum MarkdownExport {
     /// One-line text (titles, modes) with line breaks folded.
     static func escapeInline(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    /// `text` on one line as a code span: between runs of backticks longer than any inside it,
+    /// with a space inside each end when it starts or ends with a backtick (CommonMark strips one).
+    static func inlineCode(_ text: String) -> String {
+        let line = escapeInline(text)
+        var longest = 0
+        var run = 0
+        for character in line {
+            run = character == "`" ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        let ticks = String(repeating: "`", count: longest + 1)
+        let padded = line.hasPrefix("`") || line.hasSuffix("`") || line.isEmpty ? " \(line) " : line
+        return ticks + padded + ticks
     }
 
     /// `text` in a fenced block whose fence is longer than any run of backticks inside it.

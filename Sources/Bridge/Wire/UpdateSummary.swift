@@ -28,13 +28,13 @@ public struct UpdateSummary: Sendable, Equatable {
             text = entries.map(\.content).joined(separator: "\n")
         case .toolCall(let call):
             let arguments = call.arguments.map { Self.strings(in: $0).joined(separator: " ") } ?? ""
-            let content = call.content.map(\.plainText).joined(separator: "\n")
+            let content = Self.capped(call.content.map(\.plainText)).joined(separator: "\n")
             text = [call.name, arguments, content].filter { !$0.isEmpty }.joined(separator: " ")
         case .toolCallUpdate(let update):
             // ACP's rawOutput restates its content; it is the output only when there is no content.
             let output = [update.output, update.content == nil ? update.rawOutput : nil].compactMap { $0 }
                 .map { Self.strings(in: $0).joined(separator: "\n") }
-            let content = update.content?.map(\.plainText) ?? []
+            let content = Self.capped(update.content?.map(\.plainText) ?? [])
             text = ([update.status, update.error] + (output + content).map(Optional.some)).compactMap { $0 }.filter { !$0.isEmpty }
                 .joined(separator: " ")
         case .availableCommandsUpdate(let commands):
@@ -45,6 +45,19 @@ public struct UpdateSummary: Sendable, Equatable {
             text = title ?? ""
         case .unknown:
             text = Self.strings(in: update).joined(separator: " ")
+        }
+    }
+
+    /// The first `limit` characters of `texts`, as `strings(in:)` caps what it finds: a tool's
+    /// content (a whole file's new text, output sent again as it grows) adds no more to the search
+    /// text than the desktop's output does.
+    static func capped(_ texts: [String], limit: Int = 4096) -> [String] {
+        var budget = limit
+        return texts.compactMap { text in
+            guard budget > 0 else { return nil }
+            let kept = String(text.prefix(budget))
+            budget -= kept.count
+            return kept.isEmpty ? nil : kept
         }
     }
 

@@ -101,8 +101,10 @@ public struct FollowRenderer {
             toolNames.set(call.name, for: "\(session)\u{0}\(call.callID)")
             entries(of: event, into: &output)
         case .toolCallUpdate(let call):
-            let name = toolNames["\(session)\u{0}\(call.callID)"]
-            entries(of: event, named: name, into: &output)
+            let key = "\(session)\u{0}\(call.callID)"
+            // An ACP update that renames its call shows (and keeps) the new title.
+            if let title = call.title { toolNames.set(title, for: key) }
+            entries(of: event, named: call.title == nil ? toolNames[key] : nil, into: &output)
         default:
             entries(of: event, into: &output)
         }

@@ -3,7 +3,7 @@ import Secrets
 
 extension Conversation {
     /// The conversation with every secret of its texts (messages merged from their chunks,
-    /// thinking, plans, tool arguments, errors, outputs and diffs, session titles, unknown updates) replaced by its tag;
+    /// thinking, plans, tool names (ACP's titles), arguments, errors, outputs and diffs, session titles, unknown updates) replaced by its tag;
     /// itself when `redactor` is nil.
     public func redacted(by redactor: Redactor?) -> Conversation {
         guard let redactor else { return self }
@@ -24,6 +24,9 @@ extension Conversation.Entry {
                 return entry
             }, firstOrdinal: ordinal)
         case .toolCall(var call):
+            // An ACP title often quotes the command it runs.
+            call.name = redactor.redact(call.name)
+            call.kind = call.kind.map(redactor.redact)
             call.arguments = call.arguments.map { JSONRedaction.redact(jsonText: $0, by: redactor) }
             call.error = call.error.map(redactor.redact)
             call.output = call.output.map(redactor.redact)
