@@ -149,8 +149,8 @@ package enum BrowseCommands {
 
     static let search = CommandDefinition(
         words: ["search"], method: "search",
-        summary: "Full-text search over every timeline, most relevant first: every word must occur; a word ending in * is a prefix.",
-        parameters: [CommandParameter("query", .text, positional: true, required: true, "the words to look for"),
+        summary: "Full-text search over every timeline, most relevant first: every word must occur; \"a phrase\", OR, -word (or NOT word), (groups), prefix*, and in:user, in:assistant, in:thinking, in:tool, in:output to look only there.",
+        parameters: [CommandParameter("query", .text, positional: true, required: true, "what to look for: words, \"phrases\", OR, -word, (groups), prefix*, in:PLACE"),
                      CommandParameter("limit", .integer, "at most this many hits (default 20)"),
                      CommandParameter("session_id", .string, flag: "session", value: "SESSION", "only this session's events (its id or any unique prefix)"),
                      CommandParameter("kind", .string, value: "KIND", "only events of this kind (agent_message_chunk, user_message_chunk, tool_call, …)"),

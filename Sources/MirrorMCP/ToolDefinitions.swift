@@ -9,12 +9,14 @@ enum ToolDefinitions {
             Full-text search over every mirrored coding-agent session: the user's prompts, the agent's replies and \
             thinking, tool calls and their output. Returns the best-matching events, most relevant first, each with its \
             session (short and full id, title), its ordinal in the session, kind, time, and a snippet with the matched \
-            words in [brackets]. Every word must occur (any order, any case); end a word with * to match a prefix. \
+            words in [brackets]. Every word must occur (any order, any case); "a phrase" in quotes, OR between \
+            alternatives, -word to exclude one, parentheses to group, * at a word's end for a prefix, and in:user, \
+            in:assistant, in:thinking, in:tool or in:output to look only there. Any text is a valid query. \
             To read a hit in context, call read_session with its session_id and at set to its ordinal.
             """,
         inputSchema: schema(
             properties: [
-                "query": ["type": "string", "description": "Words to look for, e.g. \"flaky reconnect\" or \"pars*\"."],
+                "query": ["type": "string", "description": "What to look for, e.g. \"flaky reconnect\", \"\\\"backoff with jitter\\\" -test\", \"pars* in:assistant\"."],
                 "limit": ["type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many hits (default 10)."],
                 "session_id": ["type": "string", "description": "Only search this session: its full id or a unique prefix (from list_sessions)."],
             ],

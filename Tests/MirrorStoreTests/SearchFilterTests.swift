@@ -133,7 +133,7 @@ struct SearchFilterTests {
         for words in ["pars*", "PÄRS*", "éla*", "ela* pars*", "foo-ba*", "\"quo*", "parse*"] {
             let hits = try store.search(words, limit: 100)
             #expect(!hits.isEmpty, "\(words)")
-            let query = SearchQuery.words(MirrorStore.ftsTerms(for: words))
+            let query = try #require(CompiledSearch(SearchExpression(words).node)).words
             let expected = try store.database.query(
                 "SELECT rowid, snippet(events_fts, 0, '[', ']', '…', 12) FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid", [query]
             ) { "\($0.int64(0)) \($0.string(1))" }

@@ -76,16 +76,25 @@ struct SearchTests {
         try expectIndexIntact()
     }
 
-    @Test("search text is words, never FTS syntax")
-    func plainWords() throws {
-        try store.appendEvents([messageEvent("s", seq: 1, text: #"say "hi" AND NOT bye (really)"#)])
-        for query in [#"""#, "AND", "NOT bye", "(really", "hi\"", "*", "NEAR(", "a:b"] {
+    @Test("search text is the query language, never FTS syntax")
+    func queryLanguage() throws {
+        try store.appendEvents([messageEvent("s", seq: 1, text: #"say "hi" AND NOT bye (really) status:500 {x} NEAR(a b)"#),
+                                messageEvent("s", seq: 2, text: "backoff with jitter, then bye")])
+        for query in [#"""#, "AND", "NOT bye", "(really", "hi\"", "*", "NEAR(", "a:b", "{", "status:500", "-", "-(", "OR OR", ")("] {
             _ = try store.search(query)
         }
-        #expect(try store.search("NOT bye").count == 1)
-        #expect(try store.search(#""hi""#).count == 1)
+        let first = try #require(try store.search("say").first).ordinal
+        let second = try #require(try store.search("backoff").first).ordinal
+        #expect(try store.search("bye").count == 2)
+        #expect(try store.search("bye -jitter").map(\.ordinal) == [first], "excluded")
+        #expect(try store.search("NOT bye").isEmpty, "only excluded: nothing to find")
+        #expect(try store.search(#""backoff with jitter""#).map(\.ordinal) == [second], "a phrase")
+        #expect(try store.search(#""jitter with backoff""#).isEmpty, "a phrase's words in its order")
+        #expect(try store.search("really OR jitter").count == 2)
+        #expect(try store.search("(really OR jitter) -bye").isEmpty)
+        #expect(try store.search("status:500 NEAR(").map(\.ordinal) == [first], "words, whatever their punctuation")
         #expect(try store.search("   ").isEmpty)
-        #expect(try store.search("NOT\u{0}bye").count == 1, "a NUL separates words")
+        #expect(try store.search("jitter\u{0}bye").count == 1, "a NUL separates words")
     }
 
     @Test("oa_bm25 given exact counts scores every match as FTS5's bm25() does")
@@ -94,7 +103,7 @@ struct SearchTests {
                      "tests pass", "the token parser tests", "nothing"]
         try store.appendEvents(texts.enumerated().map { messageEvent("s", seq: Int64($0.offset + 1), text: $0.element) })
         for words in [["parser"], ["parser", "tests"], ["tok*"], ["the", "parser"]] {
-            let terms = words.map { MirrorStore.ftsTerms(for: $0)[0] }
+            let terms = words.compactMap { CompiledSearch(SearchExpression($0).node)?.phrases.first?.fts }
             let counts = try terms.map { term in
                 Double(try store.database.scalarInt64("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?1", ["{text} : " + term]) ?? 0)
             }

@@ -44,7 +44,17 @@ struct RealTranscriptTests {
     }
 
     @Test("both encodings read to one conversation holding every prompt, reply, thinking and tool output")
-    func sameConversation() throws {
+    func sameConversation() async throws {
+        try await onThreadOfItsOwn(Self.checkSameConversation)
+    }
+
+    @Test("Markdown and HTML exports of the ACP encoding show every tool output; nothing is left as JSON not shown")
+    func exports() async throws {
+        try await onThreadOfItsOwn(Self.checkExports)
+    }
+
+    /// Seconds of SQLite and rendering: run on a thread of their own.
+    private static func checkSameConversation() throws {
         let mirrored = try Mirrored()
         #expect(mirrored.transcripts.count >= 10)
         var outputs = 0
@@ -77,8 +87,7 @@ struct RealTranscriptTests {
         #expect(outputs == 479, "the corpus's tool outputs, as SOURCES.md counts them")
     }
 
-    @Test("Markdown and HTML exports of the ACP encoding show every tool output; nothing is left as JSON not shown")
-    func exports() throws {
+    private static func checkExports() throws {
         let mirrored = try Mirrored()
         for transcript in mirrored.transcripts {
             let events = try mirrored.events(transcript, .acp)

@@ -38,8 +38,8 @@ extension MirrorStore {
     /// most recently mirrored). Relevance ranks the newest `searchRankWindow` matches (or
     /// `offset + limit`, if more).
     ///
-    /// `text` is plain words, not FTS5 syntax: every word must occur (in any order), a word ending
-    /// in `*` matches as a prefix, and quotes or operators are taken literally.
+    /// `text` is read by `SearchExpression` (words, phrases, `OR`, `-word`, parentheses, prefixes,
+    /// `in:` places), never as FTS5 syntax.
     ///
     /// The session and the kind are columns of the index, so FTS5 intersects them with the words;
     /// times narrow the ids searched (`SearchQuery`) and are tested on the rows in that range.
@@ -50,13 +50,15 @@ extension MirrorStore {
         offset: Int = 0,
         markers: SnippetMarkers = .brackets
     ) throws -> [SearchHit] {
-        let terms = Self.ftsTerms(for: text)
-        guard !terms.isEmpty, limit > 0 else { return [] }
+        guard limit > 0 else { return [] }
+        let expression = SearchExpression(text)
         return try read {
-            guard let query = try searchQuery(terms: terms, filter: filter) else { return [] }
+            guard let query = try searchQuery(expression, filter: filter) else { return [] }
             let window = max(Self.searchRankWindow, offset + limit)
-            // One word's count scales every score alike: it does not change the order.
-            let counts = terms.count == 1 ? [1.0] : try terms.map(documentCount(of:))
+            // One phrase's count scales every score alike: it does not change the order. An
+            // excluded phrase never scores.
+            let phrases = query.compiled.phrases
+            let counts = phrases.count == 1 ? [1.0] : try phrases.map { $0.excluded ? 1 : try documentCount(of: $0.fts) }
             let candidates = try matches(query, counts: counts, limit: window)
             let page = candidates.sorted().dropFirst(offset).prefix(limit).map(\.eventID)
             return try hits(query, eventIDs: Array(page), markers: markers)
@@ -100,17 +102,16 @@ extension MirrorStore {
     /// `query`'s words with each prefix replaced by the words it starts in the texts of these
     /// events, tokenized as the index tokenizes them (`SearchQuery.wordsExpanded`).
     private func expandedWords(_ query: SearchQuery, eventIDs: [Int64]) throws -> String? {
-        let prefixes = query.terms.filter(SearchQuery.isPrefix)
-        let bodies = prefixes.map { String($0.dropFirst().dropLast(2)).replacing("\"\"", with: "\"") }
+        let bodies = Array(Set(query.compiled.phrases.filter(\.term.isPrefix).map(\.term.text)))
         let list = Self.placeholders(eventIDs.count)
         let texts = try database.query("SELECT text FROM events WHERE event_id IN (\(list))", eventIDs) { $0.string(0) }
         let tokens = try SearchTokenizer.tokens(of: bodies + texts, database: database)
         var prefixTokens: [String: String] = [:]
-        for (term, bodyTokens) in zip(prefixes, tokens) {
+        for (body, bodyTokens) in zip(bodies, tokens) {
             guard bodyTokens.count == 1 else { return nil }
-            prefixTokens[term] = bodyTokens[0]
+            prefixTokens[body] = bodyTokens[0]
         }
-        return query.wordsExpanded(in: Set(tokens.dropFirst(prefixes.count).joined()), prefixTokens: prefixTokens)
+        return query.wordsExpanded(in: Set(tokens.dropFirst(bodies.count).joined()), prefixTokens: prefixTokens)
     }
 
     /// `?, ?, …`: `count` parameters for an `IN (…)` list.
@@ -153,21 +154,6 @@ extension MirrorStore {
         // Two subqueries: min() and max() in one would read the whole table.
         let ids = try database.scalarInt64("SELECT (SELECT max(event_id) FROM events) - (SELECT min(event_id) FROM events) + 1") ?? 1
         return Double(sample) * Double(ids) / Double(max(1, latest - oldest + 1))
-    }
-
-    /// The words of `text` as FTS5 terms, each quoted (`"pars"*` for a prefix): the query that
-    /// matches every word is these joined by spaces. Control characters (NUL included) separate
-    /// words, as whitespace does.
-    static func ftsTerms(for text: String) -> [String] {
-        let isSeparator = { (character: Character) in
-            character.isWhitespace || character.unicodeScalars.contains { $0.properties.generalCategory == .control }
-        }
-        return text.split(whereSeparator: isSeparator).map { word -> String in
-            let isPrefix = word.count > 1 && word.hasSuffix("*")
-            let body = isPrefix ? word.dropLast() : word[...]
-            let quoted = "\"" + body.replacing("\"", with: "\"\"") + "\""
-            return isPrefix ? quoted + "*" : quoted
-        }
     }
 }
 

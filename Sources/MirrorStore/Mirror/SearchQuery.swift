@@ -1,60 +1,141 @@
-/// One search as the full-text index answers it: the words, the session and the kind in one FTS5
-/// expression (FTS5 intersects their lists itself), and a time filter as the range of event ids
-/// that can hold such times (`search_spans`), with the times themselves tested on the rows of
+/// One search as the full-text index answers it: the expression, the session and the kind in one
+/// FTS5 expression (FTS5 intersects their lists itself), and a time filter as the range of event
+/// ids that can hold such times (`search_spans`), with the times themselves tested on the rows of
 /// that range.
 struct SearchQuery {
-    /// The words as FTS5 terms (`ftsTerms(for:)`): `"retry"`, `"pars"*`.
-    var terms: [String]
-    /// The session's and the kind's tokens, when the filter names them: ` AND {session} : "s12"`.
+    /// The expression, compiled for the text column.
+    var compiled: CompiledSearch
+    /// The session's, the kind's and the places' tokens, when the filter names them:
+    /// ` AND {session} : "s12"`.
     var filterPhrases: String
     /// The range of event ids the filter's times allow.
     var eventIDs: ClosedRange<Int64>
     var since: Int64?
     var until: Int64?
 
-    /// The words, searched in the text column only: `{text} : ("retry" AND "pars"*)`. Their phrases
-    /// come first in `match`.
-    var words: String { Self.words(terms) }
+    /// The expression, searched in the text column only: `{text} : ("retry" AND "pars"*)`. Its
+    /// phrases come first in `match`.
+    var words: String { compiled.words }
 
     /// The words and the filter's tokens.
     var match: String { words + filterPhrases }
 
-    /// True when a word is a prefix (`"pars"*`), which FTS5 answers by merging the lists of every
+    /// True when a term is a prefix (`"pars"*`), which FTS5 answers by merging the lists of every
     /// word it starts.
-    var hasPrefix: Bool { terms.contains(where: Self.isPrefix) }
+    var hasPrefix: Bool { compiled.phrases.contains { $0.term.isPrefix } }
 
-    static func words(_ terms: [String]) -> String {
-        "{text} : (" + terms.joined(separator: " AND ") + ")"
-    }
-
-    static func isPrefix(_ term: String) -> Bool {
-        term.hasSuffix("\"*")
-    }
-
-    /// The words, each prefix replaced by the tokens (as the index holds them) that start with it
-    /// in `tokens`: in texts made of those tokens, the same events match and the same words are
-    /// highlighted, without FTS5 merging the list of every word in the index that a prefix starts.
-    /// nil when a prefix is not one token, or starts none of them.
+    /// The expression with each prefix replaced by the tokens (as the index holds them) that start
+    /// with it in `tokens` (`prefixTokens`: each prefix's text as one token): in texts made of
+    /// those tokens, the same events match and the same words are highlighted, without FTS5
+    /// merging the list of every word in the index that a prefix starts. nil when a prefix is not
+    /// one token, or starts none of them.
     func wordsExpanded(in tokens: Set<String>, prefixTokens: [String: String]) -> String? {
-        var expanded: [String] = []
-        for term in terms {
-            guard Self.isPrefix(term) else {
-                expanded.append(term)
-                continue
-            }
-            guard let prefix = prefixTokens[term] else { return nil }
+        var expansions: [String: String] = [:]
+        for phrase in compiled.phrases where phrase.term.isPrefix {
+            guard let prefix = prefixTokens[phrase.term.text] else { return nil }
             let starting = tokens.filter { $0.utf8.starts(with: prefix.utf8) }.sorted()
             guard !starting.isEmpty else { return nil }
-            expanded.append("(" + starting.map { "\"" + $0.replacing("\"", with: "\"\"") + "\"" }.joined(separator: " OR ") + ")")
+            expansions[phrase.term.text] = "(" + starting.map(CompiledSearch.quoted).joined(separator: " OR ") + ")"
         }
-        return Self.words(expanded)
+        return CompiledSearch(compiled.node) { term in
+            term.isPrefix ? expansions[term.text] : CompiledSearch.ftsString(term)
+        }?.words
+    }
+}
+
+/// A search expression as FTS5 query text over the index's text column, and its phrases in the
+/// order FTS5 numbers them (the ranking's counts follow that order).
+struct CompiledSearch {
+    /// One phrase of the query text.
+    struct Phrase {
+        /// As FTS5 reads it: `"retry"`, `"pars"*`, `"backoff with jitter"`.
+        var fts: String
+        var term: SearchTerm
+        /// Under a `NOT`: it never scores.
+        var excluded: Bool
+    }
+
+    /// The expression compiled (`SearchExpression.Node`).
+    let node: SearchExpression.Node
+    /// `{text} : (…)`.
+    private(set) var words = ""
+    private(set) var phrases: [Phrase] = []
+
+    /// Compiles `node`, each term as `render` writes it (nil: left out); nil when nothing is left
+    /// to find: terms without a letter or digit (FTS5 would find no token in them), words only
+    /// excluded (`-a` alone: FTS5's `NOT` needs something beside it).
+    init?(_ node: SearchExpression.Node?, render: (SearchTerm) -> String? = CompiledSearch.ftsString) {
+        guard let node else { return nil }
+        self.node = node
+        guard let text = compile(node, excluded: false, render: render) else { return nil }
+        words = "{text} : (" + text + ")"
+    }
+
+    private mutating func compile(_ node: SearchExpression.Node, excluded: Bool, render: (SearchTerm) -> String?) -> String? {
+        // Invariant: a part compiled to nil added no phrase (FTS5 numbers only those written).
+        switch node {
+        case .term(let term):
+            guard let fts = render(term) else { return nil }
+            phrases.append(Phrase(fts: fts, term: term, excluded: excluded))
+            return fts
+        case .all(let parts):
+            let required = parts.filter { if case .not = $0 { false } else { true } }.compactMap { compile($0, excluded: excluded, render: render) }
+            guard !required.isEmpty else { return nil }
+            let excludedParts = parts.compactMap { part -> SearchExpression.Node? in if case .not(let inner) = part { inner } else { nil } }
+                .compactMap { compile($0, excluded: !excluded, render: render) }
+            let positive = Self.joined(required, by: "AND")
+            return excludedParts.isEmpty ? positive : "(\(positive) NOT \(Self.joined(excludedParts, by: "OR")))"
+        case .any(let parts):
+            let alternatives = parts.compactMap { compile($0, excluded: excluded, render: render) }
+            return alternatives.isEmpty ? nil : Self.joined(alternatives, by: "OR")
+        case .not:
+            // Alone, or beside alternatives only: nothing to exclude it from.
+            return nil
+        }
+    }
+
+    private static func joined(_ parts: [String], by operator: String) -> String {
+        parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " \(`operator`) ") + ")"
+    }
+
+    /// A term as an FTS5 string (`"pars"*` for a prefix), nil when it holds no letter or digit.
+    static func ftsString(_ term: SearchTerm) -> String? {
+        guard term.text.unicodeScalars.contains(where: isTokenScalar) else { return nil }
+        return quoted(term.text) + (term.isPrefix ? "*" : "")
+    }
+
+    /// `text` as an FTS5 string: between double quotes, its own doubled (scalar by scalar: a quote
+    /// with a combining mark is still a quote to FTS5), control characters as spaces (FTS5 reads
+    /// its query as a C string).
+    static func quoted(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append("\"")
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" { scalars.append(scalar) }
+            scalars.append(scalar.properties.generalCategory == .control ? " " : scalar)
+        }
+        scalars.append("\"")
+        return String(scalars)
+    }
+
+    /// What the index's tokenizer (unicode61) keeps in tokens: letters, digits, private use.
+    private static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .privateUse:
+            true
+        default:
+            false
+        }
     }
 }
 
 extension MirrorStore {
-    /// The query for `terms` (of `ftsTerms(for:)`) narrowed by `filter`, or nil when no event can
-    /// pass the filter (an unknown session, times outside every indexed event's).
-    func searchQuery(terms: [String], filter: SearchFilter) throws -> SearchQuery? {
+    /// The query for `expression` narrowed by `filter` and the expression's places, or nil when
+    /// nothing is to be found or no event can pass the filter (an unknown session, times outside
+    /// every indexed event's).
+    func searchQuery(_ expression: SearchExpression, filter: SearchFilter) throws -> SearchQuery? {
+        guard let compiled = CompiledSearch(expression.node) else { return nil }
         var filterPhrases = ""
         if let sessionID = filter.sessionID {
             guard let sessionNo = try database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = ?", [sessionID]) else {
@@ -73,6 +154,9 @@ extension MirrorStore {
         if let kind = filter.kind {
             filterPhrases += " AND {kind} : \"" + Self.kindToken(kind) + "\""
         }
+        if !expression.places.isEmpty {
+            filterPhrases += " AND {kind} : (" + expression.places.map { "\"" + Self.kindToken($0.kind) + "\"" }.joined(separator: " OR ") + ")"
+        }
         var lowest = Int64.min
         var highest = Int64.max
         if let since = filter.since {
@@ -88,7 +172,7 @@ extension MirrorStore {
             highest = last
         }
         guard lowest <= highest else { return nil }
-        return SearchQuery(terms: terms, filterPhrases: filterPhrases, eventIDs: lowest...highest, since: filter.since, until: filter.until)
+        return SearchQuery(compiled: compiled, filterPhrases: filterPhrases, eventIDs: lowest...highest, since: filter.since, until: filter.until)
     }
 
     /// The token that stands for `kind` in the index's kind column: `k` and the hex of its UTF-8,
