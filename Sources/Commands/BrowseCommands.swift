@@ -150,7 +150,7 @@ package enum BrowseCommands {
     static let search = CommandDefinition(
         words: ["search"], method: "search",
         summary: "Full-text search over every timeline, most relevant first: every word must occur; \"a phrase\", OR, -word (or NOT word), (groups), prefix*, and in:user, in:assistant, in:thinking, in:tool, in:output to look only there.",
-        parameters: [CommandParameter("query", .text, positional: true, required: true, "what to look for: words, \"phrases\", OR, -word, (groups), prefix*, in:PLACE"),
+        parameters: [CommandParameter("query", .text, positional: true, required: true, "what to look for: words, \"phrases\", OR, -word, (groups), prefix*, in:PLACE, session:, desktop:, since:, until:"),
                      CommandParameter("limit", .integer, "at most this many hits (default 20)"),
                      CommandParameter("session_id", .string, flag: "session", value: "SESSION", "only this session's events (its id or any unique prefix)"),
                      CommandParameter("kind", .string, value: "KIND", "only events of this kind (agent_message_chunk, user_message_chunk, tool_call, …)"),
@@ -159,13 +159,14 @@ package enum BrowseCommands {
                      CommandParameter("desktop", .string, value: "NAME", "only the sessions of the desktop of this name")],
         example: "search flaky reconnect --session 5f0c --since 2024-11-01"
     ) { arguments, context in
-        let query = try arguments.requiredString("query")
         let limit = try arguments.integer("limit", default: 20, range: 1...1000)
-        let filter = try searchFilter(arguments, context: context)
+        let request = try SearchRequest(query: try arguments.requiredString("query"), options: try searchFilter(arguments, context: context),
+                                        context: context)
         let redactor = try context.redactor()
         let hits = try storeCall {
             let store = try context.store()
-            return try SnippetRedaction.redacted(try store.search(query, filter: filter, limit: limit, markers: Palette.snippetMarkers),
+            return try SnippetRedaction.redacted(try store.search(request.expression, filter: request.filter, limit: limit,
+                                                                  markers: Palette.snippetMarkers),
                                                  markers: Palette.snippetMarkers, store: store, by: redactor)
         }
         let json: JSONValue = .array(hits.map { hit in
@@ -182,11 +183,7 @@ package enum BrowseCommands {
     /// The filter `search`'s arguments ask for; the session resolved from its prefix.
     static func searchFilter(_ arguments: CommandArguments, context: CommandContext) throws(CommandError) -> SearchFilter {
         func time(_ name: String) throws(CommandError) -> TimeArgument? {
-            guard let text = try arguments.string(name) else { return nil }
-            guard let time = TimeArgument(text) else {
-                throw .badArguments("\(name) must be an ISO-8601 date or date-time (2024-11-07, 2024-11-07T17:20:00Z, 2024-11-07T18:20+01:00), not \"\(text)\"")
-            }
-            return time
+            try arguments.string(name).map { text throws(CommandError) in try TimeArgument.parse(text, named: name) }
         }
         let since = try time("since")
         let until = try time("until")

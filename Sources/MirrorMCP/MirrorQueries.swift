@@ -24,9 +24,10 @@ actor MirrorQueries {
     /// The most relevant hits for `query`, each with its session's title.
     func search(_ query: String, limit: Int, session prefix: String?) throws(ToolFailure) -> [SessionHit] {
         try withStore { store in
-            let filter = SearchFilter(sessionID: try prefix.map { try context.resolveSession($0).sessionID })
+            let request = try SearchRequest(query: query, options: SearchFilter(sessionID: try prefix.map { try context.resolveSession($0).sessionID }),
+                                            context: context)
             let redactor = try context.redactor()
-            let hits = try SnippetRedaction.redacted(try store.search(query, filter: filter, limit: limit), markers: .brackets,
+            let hits = try SnippetRedaction.redacted(try store.search(request.expression, filter: request.filter, limit: limit), markers: .brackets,
                                                      store: store, by: redactor)
             var titles: [String: String] = [:]
             return try hits.map { hit in
@@ -43,7 +44,8 @@ actor MirrorQueries {
             try store.read {
                 var sessions: [SessionSummary]
                 if let query {
-                    let matching = Set(try store.search(query, limit: MirrorStore.searchRankWindow).map(\.sessionID))
+                    let request = try SearchRequest(query: query, options: .none, context: context)
+                    let matching = Set(try store.search(request.expression, filter: request.filter, limit: MirrorStore.searchRankWindow).map(\.sessionID))
                     let words = query.lowercased()
                     sessions = try store.sessions().filter { matching.contains($0.sessionID) || ($0.title?.lowercased().contains(words) ?? false) }
                     sessions = Array(sessions.dropFirst(offset).prefix(limit))

@@ -11,7 +11,8 @@ enum ToolDefinitions {
             session (short and full id, title), its ordinal in the session, kind, time, and a snippet with the matched \
             words in [brackets]. Every word must occur (any order, any case); "a phrase" in quotes, OR between \
             alternatives, -word to exclude one, parentheses to group, * at a word's end for a prefix, and in:user, \
-            in:assistant, in:thinking, in:tool or in:output to look only there. Any text is a valid query. \
+            in:assistant, in:thinking, in:tool or in:output to look only there; since:2024-11-07 and until:… narrow it \
+            to a time. Any text is a valid query. \
             To read a hit in context, call read_session with its session_id and at set to its ordinal.
             """,
         inputSchema: schema(

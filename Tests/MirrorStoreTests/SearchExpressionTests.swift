@@ -27,6 +27,14 @@ struct SearchExpressionTests {
         #expect(placed.places == [.user, .output] && placed.node == .all([term("IN:assistant"), term("in:nowhere"), term("lock")]))
     }
 
+    @Test("session:, desktop:, since: and until: are fields; another name before a colon is a word")
+    func fields() {
+        let query = SearchExpression("flaky session:5f0c since:2024-11-07T17:20:00Z status:500 until: desktop:mac-mini")
+        #expect(query.fields == [SearchField(name: .session, value: "5f0c"), SearchField(name: .since, value: "2024-11-07T17:20:00Z"),
+                                 SearchField(name: .desktop, value: "mac-mini")])
+        #expect(query.node == .all([term("flaky"), term("status:500"), term("until:")]), "a field needs a value")
+    }
+
     @Test("what is not well formed is read as words")
     func lenient() {
         #expect(SearchExpression(#"say "hi there"#).node == .all([term("say"), term("hi"), term("there")]), "an unbalanced quote")

@@ -50,8 +50,19 @@ extension MirrorStore {
         offset: Int = 0,
         markers: SnippetMarkers = .brackets
     ) throws -> [SearchHit] {
+        try search(SearchExpression(text), filter: filter, limit: limit, offset: offset, markers: markers)
+    }
+
+    /// Searches as `search(_:filter:limit:offset:markers:)` does, for a query already read; its
+    /// `fields` are the caller's to turn into `filter` (they name sessions by prefix, and dates).
+    public func search(
+        _ expression: SearchExpression,
+        filter: SearchFilter = .none,
+        limit: Int = 20,
+        offset: Int = 0,
+        markers: SnippetMarkers = .brackets
+    ) throws -> [SearchHit] {
         guard limit > 0 else { return [] }
-        let expression = SearchExpression(text)
         return try read {
             guard let query = try searchQuery(expression, filter: filter) else { return [] }
             let window = max(Self.searchRankWindow, offset + limit)

@@ -1,12 +1,15 @@
 /// A search as people type it, read by one parser for every front end: words (all must occur),
-/// `"a phrase"`, `OR`, `-word` or `NOT word`, parentheses, `prefix*`, and `in:` fields naming where
-/// to look. Every input is a query: what is not an operator is a word (an unbalanced quote, a
+/// `"a phrase"`, `OR`, `-word` or `NOT word`, parentheses, `prefix*`, `in:` fields naming where
+/// to look, and `session:`, `desktop:`, `since:`, `until:` fields narrowing it. Every input is a query: what is not an operator is a word (an unbalanced quote, a
 /// stray parenthesis, `status:500`, `{`, `NEAR(`), never a syntax error.
 public struct SearchExpression: Sendable, Equatable {
     /// What to find, or nil when the text names nothing to find (empty, or only excluded words).
     public var node: Node?
     /// The `in:` fields, in order given (none: everywhere).
     public var places: [SearchPlace]
+    /// The `session:`, `desktop:`, `since:` and `until:` fields, in order given: the caller that
+    /// can resolve a session's prefix and read a date turns them into the search's filter.
+    public var fields: [SearchField]
 
     /// One part of the expression.
     public indirect enum Node: Sendable, Equatable {
@@ -28,6 +31,7 @@ public struct SearchExpression: Sendable, Equatable {
         var parser = SearchExpressionParser(tokens: SearchExpressionToken.tokens(of: text))
         node = parser.parseQuery()
         places = parser.places
+        fields = parser.fields
     }
 }
 
@@ -41,6 +45,25 @@ public struct SearchTerm: Sendable, Equatable {
     public init(text: String, isPrefix: Bool = false) {
         self.text = text
         self.isPrefix = isPrefix
+    }
+}
+
+/// A field that narrows a search to a session, a desktop or a time, as typed (`since:2024-11-07`).
+public struct SearchField: Sendable, Equatable {
+    public enum Name: String, Sendable, CaseIterable {
+        case session
+        case desktop
+        case since
+        case until
+    }
+
+    public var name: Name
+    /// The text after the colon, never empty.
+    public var value: String
+
+    public init(name: Name, value: String) {
+        self.name = name
+        self.value = value
     }
 }
 
@@ -75,12 +98,14 @@ enum SearchExpressionToken: Equatable {
     case open
     case close
     case place(SearchPlace)
+    case field(SearchField)
 
     /// The tokens of `text`, read scalar by scalar (a quote followed by a combining mark is still
     /// a quote). Whitespace and control characters separate words; `"` starts a phrase that the
     /// next `"` ends (without one, what follows is read as words); `(` and `)` stand alone; `-`
     /// starting a word (or before `"` or `(`) excludes it; `OR` and `NOT` in capitals are
-    /// operators (`AND` is what words already mean); `in:PLACE` names a place.
+    /// operators (`AND` is what words already mean); `in:PLACE` names a place, and `session:`,
+    /// `desktop:`, `since:`, `until:` followed by a value are fields.
     static func tokens(of text: String) -> [SearchExpressionToken] {
         var tokens: [SearchExpressionToken] = []
         var scalars = text.unicodeScalars[...]
@@ -96,6 +121,9 @@ enum SearchExpressionToken: Equatable {
             default:
                 if text.hasPrefix("in:"), let place = SearchPlace(rawValue: String(text.dropFirst(3)).lowercased()) {
                     tokens.append(.place(place))
+                } else if let colon = text.firstIndex(of: ":"), let name = SearchField.Name(rawValue: String(text[..<colon])),
+                          text.index(after: colon) < text.endIndex {
+                    tokens.append(.field(SearchField(name: name, value: String(text[text.index(after: colon)...]))))
                 } else if text.unicodeScalars.count > 1, text.unicodeScalars.first == "-" {
                     tokens.append(.not)
                     tokens.append(.word(String(text.unicodeScalars.dropFirst())))
@@ -140,6 +168,7 @@ struct SearchExpressionParser {
     private var tokens: ArraySlice<SearchExpressionToken>
     private var depth = 0
     private(set) var places: [SearchPlace] = []
+    private(set) var fields: [SearchField] = []
 
     init(tokens: [SearchExpressionToken]) {
         self.tokens = tokens[...]
@@ -183,6 +212,9 @@ struct SearchExpressionParser {
             return .term(SearchTerm(text: text))
         case .place(let place):
             if !places.contains(place) { places.append(place) }
+            return nil
+        case .field(let field):
+            fields.append(field)
             return nil
         case .not:
             // Read in a loop, not by recursion: `NOT NOT … x` may be long. Two cancel out.
