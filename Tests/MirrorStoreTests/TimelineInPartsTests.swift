@@ -68,7 +68,17 @@ struct TimelineInPartsTests {
     }
 
     @Test("fetches, live events and fetches again: in parts as whole, for 300 generated cases")
-    func sameAsWhole() throws {
+    func sameAsWhole() async throws {
+        try await onThreadOfItsOwn(Self.fetchGeneratedCases)
+    }
+
+    @Test("a merge cut short, then made whole again, ends as the whole merge: nothing duplicated or lost")
+    func cutShort() async throws {
+        try await onThreadOfItsOwn(Self.cutGeneratedMerges)
+    }
+
+    /// Seconds of SQLite work each: run on a thread of their own.
+    private static func fetchGeneratedCases() throws {
         var generator = Generator(state: 22)
         for round in 0..<300 {
             let pair = try Pair()
@@ -91,8 +101,7 @@ struct TimelineInPartsTests {
         }
     }
 
-    @Test("a merge cut short, then made whole again, ends as the whole merge: nothing duplicated or lost")
-    func cutShort() throws {
+    private static func cutGeneratedMerges() throws {
         var generator = Generator(state: 7)
         for round in 0..<200 {
             let pair = try Pair()
