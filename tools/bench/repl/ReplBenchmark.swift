@@ -84,6 +84,13 @@ struct ReplBenchmark: ParsableCommand {
             print("| \(row.label) | " + String(format: "%.2f ms | %.2f ms | %.1f |", row.p50, row.p99, row.meanHits))
         }
 
+        print("\nThe query language's forms, the same way:\n")
+        print("| query | p50 | p99 | hits per query |")
+        print("|---|---:|---:|---:|")
+        for row in try SearchLatency(mirror: mirror, queries: searchQueries).measureForms() {
+            print("| \(row.label) | " + String(format: "%.2f ms | %.2f ms | %.1f |", row.p50, row.p99, row.meanHits))
+        }
+
         let words = try SearchLatency.sampleWords(try MirrorStore(path: mirror, mode: .readOnly))
         let repl = try ProgramLinks.executable("oa-repl", in: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()).path
         print("\nMCP tool calls on one `oa-repl --mcp`, request written to answer read (\(searchQueries) calls each, after one):\n")

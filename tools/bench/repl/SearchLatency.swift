@@ -53,19 +53,64 @@ struct SearchLatency {
             cases.append(("`--session` (\(session.localEventCount) events), `--kind`, `--since` the last half",
                           SearchFilter(sessionID: session.sessionID, kind: "agent_message_chunk", since: first + 5 * tenth)))
         }
-        return try cases.map { label, filter in
-            _ = try store.search(texts[0], filter: filter)
-            var times: [Double] = []
-            var hits = 0
-            for text in texts {
-                let start = ContinuousClock.now
-                hits += try store.search(text, filter: filter, limit: 20).count
-                times.append((ContinuousClock.now - start).seconds * 1000)
-            }
-            times.sort()
-            func at(_ p: Double) -> Double { times[min(times.count - 1, Int((p / 100 * Double(times.count)).rounded(.up)) - 1)] }
-            return Row(label: label, p50: at(50), p99: at(99), meanHits: Double(hits) / Double(texts.count))
+        return try cases.map { label, filter in try Self.time(label, texts, filter: filter, store: store) }
+    }
+
+    /// The forms of the query language (`SearchExpression`), each with its own words drawn from
+    /// the mirror, without a filter but the last (a field with a date: the last half of the time).
+    func measureForms() throws -> [Row] {
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        try store.mapForReading()
+        let words = try Self.sampleWords(store)
+        let phrases = try Self.samplePhrases(store)
+        guard !words.isEmpty, !phrases.isEmpty else { throw BenchmarkFailure("the mirror's events hold no words to search for") }
+        var random = SplitMix64(seed: 13)
+        func word() -> String { words[Int.random(in: 0..<words.count, using: &random)] }
+        let count = queries
+        func generated(_ make: () -> String) -> [String] { (0..<count).map { _ in make() } }
+        let (first, last) = try store.read {
+            (try store.database.scalarInt64("SELECT min(ts) FROM events") ?? 0, try store.database.scalarInt64("SELECT max(ts) FROM events") ?? 0)
         }
+        let forms: [(String, [String], SearchFilter)] = [
+            ("two words", generated { "\(word()) \(word())" }, .none),
+            ("a phrase of three", generated { "\"\(phrases[Int.random(in: 0..<phrases.count, using: &random)])\"" }, .none),
+            ("`OR`", generated { "\(word()) OR \(word())" }, .none),
+            ("`NOT` (`-word`)", generated { "\(word()) -\(word())" }, .none),
+            ("`in:output`", generated { "\(word()) in:output" }, .none),
+            ("`in:assistant` with `since:` the last half", generated { "\(word()) in:assistant" }, SearchFilter(since: first + (last - first) / 2)),
+        ]
+        return try forms.map { label, texts, filter in try Self.time(label, texts, filter: filter, store: store) }
+    }
+
+    /// Times each of `texts` (after one untimed), first 20 hits.
+    private static func time(_ label: String, _ texts: [String], filter: SearchFilter, store: MirrorStore) throws -> Row {
+        _ = try store.search(texts[0], filter: filter)
+        var times: [Double] = []
+        var hits = 0
+        for text in texts {
+            let start = ContinuousClock.now
+            hits += try store.search(text, filter: filter, limit: 20).count
+            times.append((ContinuousClock.now - start).seconds * 1000)
+        }
+        times.sort()
+        func at(_ p: Double) -> Double { times[min(times.count - 1, Int((p / 100 * Double(times.count)).rounded(.up)) - 1)] }
+        return Row(label: label, p50: at(50), p99: at(99), meanHits: Double(hits) / Double(texts.count))
+    }
+
+    /// Three words side by side in the text of events spread over the mirror.
+    static func samplePhrases(_ store: MirrorStore) throws -> [String] {
+        let highest = try store.database.scalarInt64("SELECT max(event_id) FROM events") ?? 0
+        guard highest > 0 else { return [] }
+        var random = SplitMix64(seed: 17)
+        var phrases: [String] = []
+        for _ in 0..<400 where phrases.count < 200 {
+            guard let event = try store.event(id: Int64.random(in: 1...highest, using: &random)) else { continue }
+            let words = event.text.split { !$0.isLetter && !$0.isNumber }
+            guard words.count >= 3 else { continue }
+            let start = Int.random(in: 0...(words.count - 3), using: &random)
+            phrases.append(words[start..<(start + 3)].joined(separator: " "))
+        }
+        return phrases
     }
 
     /// Words of the text of events spread over the mirror (letters only, three or more).
