@@ -141,8 +141,7 @@ enum SearchExpressionToken: Equatable {
                 if scalar == "(" {
                     tokens.append(.open)
                 } else if let end = scalars.firstIndex(of: "\"") {
-                    // Control characters separate a phrase's words, as they separate words.
-                    tokens.append(.phrase(String(String.UnicodeScalarView(scalars[..<end].map { isSeparator($0) ? " " : $0 }))))
+                    tokens.append(.phrase(String(String.UnicodeScalarView(scalars[..<end]))))
                     scalars = scalars[scalars.index(after: end)...]
                 }
             case ")":
