@@ -149,35 +149,53 @@ package enum BrowseCommands {
 
     static let search = CommandDefinition(
         words: ["search"], method: "search",
-        summary: "Full-text search over every timeline, most relevant first: every word must occur; \"a phrase\", OR, -word (or NOT word), (groups), prefix*, and in:user, in:assistant, in:thinking, in:tool, in:output to look only there.",
+        summary: "Full-text search over every conversation, most relevant first: a hit is a message (its streamed chunks joined) or a tool call, plan or other update; the same text restated is one hit, with how often it recurs. Every word must occur; \"a phrase\", OR, -word (or NOT word), (groups), prefix*, and in:user, in:assistant, in:thinking, in:tool, in:output to look only there. Tool output is left out unless asked for (in:output, --everywhere).",
         parameters: [CommandParameter("query", .text, positional: true, required: true, "what to look for: words, \"phrases\", OR, -word, (groups), prefix*, in:PLACE, session:, desktop:, since:, until:"),
                      CommandParameter("limit", .integer, "at most this many hits (default 20)"),
                      CommandParameter("session_id", .string, flag: "session", value: "SESSION", "only this session's events (its id or any unique prefix)"),
                      CommandParameter("kind", .string, value: "KIND", "only events of this kind (agent_message_chunk, user_message_chunk, tool_call, …)"),
                      CommandParameter("since", .string, value: "DATE", "only events at or after this ISO-8601 date or date-time (UTC unless it says)"),
                      CommandParameter("until", .string, value: "DATE", "only events at or before this date (the whole day) or date-time"),
-                     CommandParameter("desktop", .string, value: "NAME", "only the sessions of the desktop of this name")],
+                     CommandParameter("desktop", .string, value: "NAME", "only the sessions of the desktop of this name"),
+                     CommandParameter("everywhere", .boolean, "search tool output too (left out otherwise: it is most of an archive's text)")],
         example: "search flaky reconnect --session 5f0c --since 2024-11-01"
     ) { arguments, context in
         let limit = try arguments.integer("limit", default: 20, range: 1...1000)
         let request = try SearchRequest(query: try arguments.requiredString("query"), options: try searchFilter(arguments, context: context),
                                         context: context)
         let redactor = try context.redactor()
-        let hits = try storeCall {
+        let (hits, inOutput) = try storeCall {
             let store = try context.store()
-            return try SnippetRedaction.redacted(try store.search(request.expression, filter: request.filter, limit: limit,
-                                                                  markers: Palette.snippetMarkers),
-                                                 markers: Palette.snippetMarkers, store: store, by: redactor)
+            let hits = try SnippetRedaction.redacted(try store.search(request.expression, filter: request.filter, limit: limit,
+                                                                      markers: Palette.snippetMarkers),
+                                                     markers: Palette.snippetMarkers, store: store, by: redactor)
+            // A search that found little elsewhere says what tool output holds.
+            let leavesOutputOut = !request.filter.everywhere && request.filter.kind == nil && request.expression.places.isEmpty
+            let inOutput = leavesOutputOut && hits.count < limit ? try store.countInToolOutput(request.expression, filter: request.filter) : 0
+            return (hits, inOutput)
         }
         let json: JSONValue = .array(hits.map { hit in
             .object([JSONMember("session_id", .string(hit.sessionID)), JSONMember("ordinal", .number(hit.ordinal)),
-                     JSONMember("event_id", .number(hit.eventID)), JSONMember("kind", .string(hit.kind)),
-                     JSONMember("time", iso(hit.timestamp)), JSONMember("snippet", .string(Palette.plain.highlighted(hit.snippet)))])
+                     JSONMember("last_ordinal", .number(hit.lastOrdinal)), JSONMember("event_id", .number(hit.eventID)),
+                     JSONMember("kind", .string(hit.kind)), JSONMember("time", iso(hit.timestamp)),
+                     JSONMember("occurrences", .number(Int64(hit.occurrences))),
+                     JSONMember("snippet", .string(Palette.plain.highlighted(hit.snippet)))])
         })
         let table = TextTable(headers: ["SESSION", "#", "KIND", "SNIPPET"], rows: hits.map {
-            [Formatting.short($0.sessionID), String($0.ordinal), $0.kind, context.palette.highlighted($0.snippet)]
+            [Formatting.short($0.sessionID), Self.ordinals($0), $0.kind,
+             context.palette.highlighted($0.snippet) + ($0.occurrences > 1 ? " (×\($0.occurrences))" : "")]
         })
-        return CommandResult(json: json, table: table)
+        var result = CommandResult(json: json, table: table)
+        if inOutput > 0 {
+            let count = inOutput >= 1000 ? "1000 or more" : String(inOutput)
+            result.note = "Tool output holds \(count) more \(inOutput == 1 ? "hit" : "hits"): add in:output to the query, or --everywhere."
+        }
+        return result
+    }
+
+    /// A hit's ordinals: its first, or its first and last (`12–40`) for a message of many chunks.
+    private static func ordinals(_ hit: SearchHit) -> String {
+        hit.lastOrdinal > hit.ordinal ? "\(hit.ordinal)–\(hit.lastOrdinal)" : String(hit.ordinal)
     }
 
     /// The filter `search`'s arguments ask for; the session resolved from its prefix.
@@ -193,7 +211,8 @@ package enum BrowseCommands {
         let session = try arguments.string("session_id").map { prefix throws(CommandError) in try context.resolveSession(prefix).sessionID }
         let desktop = try arguments.string("desktop")
         if desktop?.isEmpty == true { throw .badArguments("desktop must not be empty") }
-        return SearchFilter(sessionID: session, kind: kind, since: since?.start, until: until?.end, desktop: desktop)
+        return SearchFilter(sessionID: session, kind: kind, since: since?.start, until: until?.end, desktop: desktop,
+                            everywhere: try arguments.bool("everywhere"))
     }
 
     static let status = CommandDefinition(

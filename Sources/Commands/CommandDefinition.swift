@@ -60,6 +60,8 @@ public struct CommandResult: Sendable {
     public var quits = false
     /// A feed for the front end to start (`follow`, `events.subscribe`) or end.
     public var feed: FeedAction?
+    /// A line for a person after the table or text (a hint); not part of the JSON.
+    public var note: String?
 
     public init(json: JSONValue, table: TextTable? = nil, text: String? = nil) {
         self.json = json

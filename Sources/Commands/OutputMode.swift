@@ -15,9 +15,14 @@ public enum OutputMode: String, Sendable, CaseIterable {
         case .json:
             return String(decoding: JSONWriter.bytes(of: result.json), as: UTF8.self)
         case .table:
-            return result.table?.rendered(width: width) ?? result.text
+            return noted(result.table?.rendered(width: width) ?? result.text, result.note)
         case .markdown:
-            return result.table?.markdown ?? result.text
+            return noted(result.table?.markdown ?? result.text, result.note)
         }
+    }
+
+    private func noted(_ body: String?, _ note: String?) -> String? {
+        guard let note else { return body }
+        return [body, note].compactMap { $0 }.joined(separator: "\n")
     }
 }

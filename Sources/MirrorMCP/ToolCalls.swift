@@ -37,17 +37,20 @@ struct ToolCalls: Sendable {
         let hits = try await mirror.search(query, limit: limit, session: try arguments.string("session_id"))
         let lines = hits.enumerated().map { index, found in
             let hit = found.hit
-            return "\(index + 1). session \(Formatting.short(hit.sessionID)) \"\(found.title)\" — ordinal \(hit.ordinal), \(hit.kind), "
+            let ordinals = hit.lastOrdinal > hit.ordinal ? "ordinals \(hit.ordinal)–\(hit.lastOrdinal)" : "ordinal \(hit.ordinal)"
+            let recurs = hit.occurrences > 1 ? ", said \(hit.occurrences) times" : ""
+            return "\(index + 1). session \(Formatting.short(hit.sessionID)) \"\(found.title)\" — \(ordinals), \(hit.kind)\(recurs), "
                 + "\(Formatting.iso8601(hit.timestamp) ?? "time unknown")\n   \(hit.snippet)\n   full id: \(hit.sessionID)"
         }
         let text = hits.isEmpty
-            ? "No event matches \"\(query)\". Try fewer or other words, or a prefix such as pars*."
+            ? "Nothing matches \"\(query)\". Try fewer or other words, a prefix such as pars*, or in:output to search tool output."
             : "\(hits.count) hit(s) for \"\(query)\", most relevant first:\n\n" + lines.joined(separator: "\n")
                 + "\n\nTo read a hit in context: read_session with its session_id and at: its ordinal."
         let structured: Value = ["hits": .array(hits.map { found in
             [
                 "session_id": .string(found.hit.sessionID), "session_short_id": .string(Formatting.short(found.hit.sessionID)),
-                "title": .string(found.title), "ordinal": .int(Int(found.hit.ordinal)), "event_id": .int(Int(found.hit.eventID)),
+                "title": .string(found.title), "ordinal": .int(Int(found.hit.ordinal)), "last_ordinal": .int(Int(found.hit.lastOrdinal)),
+                "occurrences": .int(found.hit.occurrences), "event_id": .int(Int(found.hit.eventID)),
                 "kind": .string(found.hit.kind), "time": Self.time(found.hit.timestamp), "snippet": .string(found.hit.snippet),
             ]
         })]

@@ -7,12 +7,14 @@ enum ToolDefinitions {
         name: "search_sessions",
         description: """
             Full-text search over every mirrored coding-agent session: the user's prompts, the agent's replies and \
-            thinking, tool calls and their output. Returns the best-matching events, most relevant first, each with its \
-            session (short and full id, title), its ordinal in the session, kind, time, and a snippet with the matched \
-            words in [brackets]. Every word must occur (any order, any case); "a phrase" in quotes, OR between \
+            thinking, tool calls (and, when asked, their output). A hit is a whole message (its streamed pieces joined) \
+            or a tool call, plan or other update; the same text restated (a plan at each update) is one hit that says how \
+            often it recurs. Returns the best hits, most relevant first, each with its session (short and full id, \
+            title), its ordinals in the session (first and last), kind, time, and a snippet of whole words with the \
+            matched words in [brackets]. Every word must occur (any order, any case); "a phrase" in quotes, OR between \
             alternatives, -word to exclude one, parentheses to group, * at a word's end for a prefix, and in:user, \
-            in:assistant, in:thinking, in:tool or in:output to look only there; since:2024-11-07 and until:… narrow it \
-            to a time. Any text is a valid query. \
+            in:assistant, in:thinking, in:tool or in:output to look only there (tool output is searched only with \
+            in:output); since:2024-11-07 and until:… narrow it to a time. Any text is a valid query. \
             To read a hit in context, call read_session with its session_id and at set to its ordinal.
             """,
         inputSchema: schema(

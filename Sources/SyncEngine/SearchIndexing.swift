@@ -6,10 +6,11 @@ import MirrorStore
 ///   index grows beside the rows instead of in a long pass at the end), and live commits wait
 ///   while any catch-up runs.
 /// - Live updates are indexed with their commit, except during a burst (more were already waiting
-///   when the batch was taken, or the batch was large) and for `burstSettlingTime` after it:
-///   indexing then waits until the burst is absorbed, and follows in bounded steps (the next
-///   commits and the live loop's idle ticks), so that a burst is absorbed at the speed of its rows
-///   alone and no commit after it waits long.
+///   when the batch was taken, or the batch was large) and for `burstSettlingTime` after it: then
+///   only one commit each `burstIndexingInterval` indexes (what waits, in a bounded step), so that
+///   a burst is absorbed at about the speed of its rows alone and what it brings is still
+///   searchable within a second; what is left follows in bounded steps (the next commits and the
+///   live loop's idle ticks) once it is over, so that no commit after it waits long.
 /// - After many events were indexed in steps, the index is merged once, by the step that finds
 ///   nothing left.
 /// - While a catch-up of more than one transaction runs, the index's segments are not merged as
@@ -26,6 +27,8 @@ final class SearchIndexing {
     private var catchUpsRunning = 0
     /// When the last live batch that was part of a burst was taken.
     private var lastBurstBatchAt: ContinuousClock.Instant?
+    /// When a live commit last indexed.
+    private var lastLiveIndexingAt: ContinuousClock.Instant?
     /// Whether a catch-up deferred the index's merging (`SearchIndexMerging.deferred`).
     private var mergingDeferred = false
     /// Transactions of the catch-ups running now.
@@ -65,11 +68,15 @@ final class SearchIndexing {
         catchUpCommits += 1
     }
 
-    /// Before a live batch's commit: notes a burst, and puts indexing off during one.
+    /// Before a live batch's commit: notes a burst, and puts indexing off during one but for a
+    /// commit each `burstIndexingInterval`.
     func prepareLiveCommit(moreWaiting: Bool, batchSize: Int) {
         let now = ContinuousClock.now
         if moreWaiting || batchSize >= Self.burstBatchSize { lastBurstBatchAt = now }
-        store.defersSearchIndexing = catchUpsRunning > 0 || burstIsRecent(at: now)
+        let indexingDue = lastLiveIndexingAt.map { now - $0 >= Self.burstIndexingInterval } ?? true
+        let defers = catchUpsRunning > 0 || (burstIsRecent(at: now) && !indexingDue)
+        if !defers { lastLiveIndexingAt = now }
+        store.defersSearchIndexing = defers
     }
 
     /// On the live loop's tick: with nothing waiting, no catch-up and no burst lately, what was
@@ -106,6 +113,11 @@ final class SearchIndexing {
 
     /// Events indexed in steps after which the search index is merged.
     static let mergeAfterIndexing = 10_000
+
+    /// How often a commit indexes during a burst: what a burst brings is searchable within about
+    /// this (and the rows of messages still streaming within `MirrorStore.streamingEntryRefresh`
+    /// more).
+    static let burstIndexingInterval = Duration.milliseconds(400)
 
     /// A live batch at least this large is part of a burst.
     static let burstBatchSize = 256

@@ -142,7 +142,7 @@ struct CrashSafetyTests {
         #expect(seqs.enumerated().allSatisfy { Int64($0.offset + 1) == $0.element }, "seqs 1…cursor, each once")
         let counted = try store.database.scalarInt64("SELECT sum(local_event_count) FROM sessions") ?? 0
         #expect(counted == cursor)
-        try store.database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)")
+        try store.database.execute("INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 1)")
         #expect(try store.database.queryFirst("PRAGMA integrity_check") { $0.string(0) } == "ok")
     }
 }

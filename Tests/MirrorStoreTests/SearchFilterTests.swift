@@ -13,7 +13,8 @@ struct SearchFilterTests {
         store = try MirrorStore(path: directory.path("mirror.sqlite"))
     }
 
-    private func event(_ session: String, seq: Int64, kind: String = "agent_message_chunk", text: String) -> NewEvent {
+    /// An event of `kind`; by default an entry of its own (`entryEvent`).
+    private func event(_ session: String, seq: Int64, kind: String = "tool_call", text: String) -> NewEvent {
         var event = messageEvent(session, seq: seq, text: text)
         event.kind = kind
         return event
@@ -27,18 +28,19 @@ struct SearchFilterTests {
             event("b", seq: 3, text: "parser"),
             event("b", seq: 4, text: "parser parser"),
         ] + (5...10).map { event("c", seq: $0, text: "something else") })
-        #expect(try store.search("parser").map(\.eventID) == [4, 3, 1, 2])
-        #expect(try store.search("parser", limit: 2, offset: 1).map(\.eventID) == [3, 1])
+        // 1 and 3 say the same: one hit, the newest of them, that recurs twice.
+        #expect(try store.search("parser").map { [$0.eventID, Int64($0.occurrences)] } == [[4, 1], [3, 2], [2, 1]])
+        #expect(try store.search("parser", limit: 2, offset: 1).map(\.eventID) == [3, 2])
     }
 
     @Test("by session, kind and time; every condition at once")
     func filters() throws {
         try store.appendEvents([
-            event("a", seq: 1, text: "flaky socket"),
+            event("a", seq: 1, kind: "agent_message_chunk", text: "flaky socket"),
             event("b", seq: 2, kind: "agent_thought_chunk", text: "flaky thought"),
             event("a", seq: 3, kind: "user_message_chunk", text: "why flaky"),
-            event("b", seq: 4, text: "flaky again"),
-            event("a", seq: 5, text: "flaky at last"),
+            event("b", seq: 4, kind: "agent_message_chunk", text: "flaky again"),
+            event("a", seq: 5, kind: "agent_message_chunk", text: "flaky at last"),
         ])
         let at = { (seq: Int64) in 1_731_000_000_000 + seq }
         // The texts found (event ids follow sessions within a batch, not seqs).
@@ -80,7 +82,7 @@ struct SearchFilterTests {
         try store.appendEvents([event("a", seq: 1, text: "plain words"), event("b", seq: 2, text: "s1 written out")])
         let session = try #require(try store.database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = 'a'"))
         #expect(try store.search("s\(session)").map(\.sessionID) == (session == 1 ? ["b"] : []))
-        #expect(try store.search(MirrorStore.kindToken("agent_message_chunk")).isEmpty)
+        #expect(try store.search(MirrorStore.kindToken("tool_call")).isEmpty)
         #expect(try store.search("k*").isEmpty)
     }
 
@@ -94,7 +96,7 @@ struct SearchFilterTests {
         #expect(try store.search("flaky", filter: SearchFilter(sessionID: "SERVER-1")).map(\.sessionID) == ["SERVER-1"])
         #expect(try store.search("flaky", filter: SearchFilter(sessionID: "SERVER-1", kind: "user_message_chunk")).count == 1)
         #expect(try store.search("flaky", filter: SearchFilter(sessionID: "local-1")).isEmpty)
-        try store.database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)")
+        try store.database.execute("INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 1)")
     }
 
     @Test("time filters find exactly the events in range, across spans of many commits and times out of order")
@@ -125,19 +127,28 @@ struct SearchFilterTests {
         }
     }
 
-    @Test("a prefix's hits and snippets are those FTS5 gives for the prefix itself, diacritics and case folded as the index folds them")
+    @Test("a prefix finds the entries FTS5 finds for it, and marks the words it starts, diacritics and case folded as the index folds them")
     func prefixSnippets() throws {
         let texts = ["Élan PARSER parsed the pärsing", "the parse tree", "Parsers: élan vital", "unrelated words", "foo-bar and foo-baz",
                      "ÉLAN again, with a \"quoted\" parsnip"]
         try store.appendEvents(texts.enumerated().map { event("a", seq: Int64($0.offset + 1), text: $0.element) })
+        let expectedSnippets = [
+            "pars*": ["Élan [PARSER] [parsed] the [pärsing]", "the [parse] tree", "[Parsers]: élan vital",
+                      "ÉLAN again, with a \"quoted\" [parsnip]"],
+            "éla*": ["[Élan] PARSER parsed the pärsing", "Parsers: [élan] vital", "[ÉLAN] again, with a \"quoted\" parsnip"],
+            "foo-ba*": ["[foo]-[bar] and [foo]-[baz]"],
+        ]
         for words in ["pars*", "PÄRS*", "éla*", "ela* pars*", "foo-ba*", "\"quo*", "parse*"] {
             let hits = try store.search(words, limit: 100)
             #expect(!hits.isEmpty, "\(words)")
             let query = try #require(CompiledSearch(SearchExpression(words).node)).words
             let expected = try store.database.query(
-                "SELECT rowid, snippet(events_fts, 0, '[', ']', '…', 12) FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid", [query]
-            ) { "\($0.int64(0)) \($0.string(1))" }
-            #expect(hits.map { "\($0.eventID) \($0.snippet)" }.sorted() == expected.sorted(), "\(words)")
+                "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 ORDER BY rowid", [query]
+            ) { $0.int64(0) }
+            #expect(hits.map(\.eventID).sorted() == expected, "\(words)")
+            if let snippets = expectedSnippets[words] {
+                #expect(hits.map(\.snippet).sorted() == snippets.sorted(), "\(words)")
+            }
         }
         let tokens = try store.read { try SearchTokenizer.tokens(of: ["Élan PARSER, pärsing"], database: store.database) }
         #expect(tokens == [["elan", "parser", "parsing"]])

@@ -16,9 +16,9 @@ struct SearchTests {
     @Test("inserts are found, newest first, with snippets")
     func inserts() throws {
         try store.appendEvents([
-            messageEvent("a", seq: 1, text: "The parser drops the last token"),
-            messageEvent("b", seq: 2, text: "Fixed the parser; tests pass"),
-            messageEvent("b", seq: 3, text: "unrelated"),
+            entryEvent("a", seq: 1, text: "The parser drops the last token"),
+            entryEvent("b", seq: 2, text: "Fixed the parser; tests pass"),
+            entryEvent("b", seq: 3, text: "unrelated"),
         ])
         let hits = try store.search("parser")
         #expect(hits.map(\.sessionID) == ["b", "a"])
@@ -32,10 +32,10 @@ struct SearchTests {
 
     @Test("replacements and deletes leave no stale hits")
     func replacementsAndDeletes() throws {
-        try store.replaceTimelineTail(sessionID: "s", with: ["alpha"].map { messageEvent("s", text: $0) })
-        try store.appendEvents([messageEvent("s", text: "bravo", provisional: true)])
+        try store.replaceTimelineTail(sessionID: "s", with: ["alpha"].map { entryEvent("s", text: $0) })
+        try store.appendEvents([entryEvent("s", text: "bravo", provisional: true)])
         #expect(try store.search("bravo").count == 1)
-        try store.replaceTimelineTail(sessionID: "s", with: ["alpha", "charlie"].map { messageEvent("s", text: $0) },
+        try store.replaceTimelineTail(sessionID: "s", with: ["alpha", "charlie"].map { entryEvent("s", text: $0) },
                                       fetchedAfterLiveEvents: true)
         #expect(try store.search("bravo").isEmpty)
         #expect(try store.search("charlie").count == 1)
@@ -47,12 +47,11 @@ struct SearchTests {
         try store.dropOutboxItem(id: item.id)
         #expect(try store.search("delta").isEmpty)
 
-        try store.database.run("UPDATE events SET text = 'echo' WHERE text = 'alpha'")
-        #expect(try store.search("alpha").isEmpty)
-        #expect(try store.search("echo").count == 1)
-        try store.database.run("DELETE FROM sessions WHERE session_id = 's'")
-        #expect(try store.search("echo charlie").isEmpty)
-        #expect(try store.search("echo").isEmpty)
+        // An indexed event changed behind the store's back would leave its entry stale: refused.
+        #expect(throws: SQLiteError.self) { try store.database.run("UPDATE events SET text = 'echo' WHERE text = 'alpha'") }
+        #expect(throws: SQLiteError.self) { try store.database.run("DELETE FROM sessions WHERE session_id = 's'") }
+        #expect(try store.search("alpha charlie").count == 0)
+        #expect(try store.search("alpha").count == 1)
         try expectIndexIntact()
     }
 
@@ -60,15 +59,15 @@ struct SearchTests {
     func deferredIndexing() throws {
         store.defersSearchIndexing = true
         try store.appendEvents(["kilo one", "kilo two", "kilo three", "lima"].enumerated().map {
-            messageEvent("s", seq: Int64($0.offset + 1), text: $0.element)
+            entryEvent("s", seq: Int64($0.offset + 1), text: $0.element)
         })
         #expect(try store.search("kilo").isEmpty, "not indexed yet")
-        try store.replaceTimelineTail(sessionID: "t", with: [messageEvent("t", text: "mike")])
+        try store.replaceTimelineTail(sessionID: "t", with: [entryEvent("t", text: "mike")])
         try store.database.run("DELETE FROM events WHERE text = 'kilo two'")
         #expect(try store.indexPendingSearchText(atMost: 2) == 2)
         #expect(try store.search("kilo").map(\.snippet) == ["[kilo] one"])
         store.defersSearchIndexing = false
-        try store.appendEvents([messageEvent("s", seq: 5, text: "kilo five")])
+        try store.appendEvents([entryEvent("s", seq: 5, text: "kilo five")])
         #expect(try store.searchIndexedUpTo() == 6)
         #expect(try store.search("kilo").count == 3)
         #expect(try store.search("mike").count == 1)
@@ -78,8 +77,8 @@ struct SearchTests {
 
     @Test("search text is the query language, never FTS syntax")
     func queryLanguage() throws {
-        try store.appendEvents([messageEvent("s", seq: 1, text: #"say "hi" AND NOT bye (really) status:500 {x} NEAR(a b)"#),
-                                messageEvent("s", seq: 2, text: "backoff with jitter, then bye")])
+        try store.appendEvents([entryEvent("s", seq: 1, text: #"say "hi" AND NOT bye (really) status:500 {x} NEAR(a b)"#),
+                                entryEvent("s", seq: 2, text: "backoff with jitter, then bye")])
         for query in [#"""#, "AND", "NOT bye", "(really", "hi\"", "*", "NEAR(", "a:b", "{", "status:500", "-", "-(", "OR OR", ")("] {
             _ = try store.search(query)
         }
@@ -101,15 +100,15 @@ struct SearchTests {
     func rankMatchesBM25() throws {
         let texts = ["the parser drops the last token", "parser parser parser", "a long line about the parser and its many tests",
                      "tests pass", "the token parser tests", "nothing"]
-        try store.appendEvents(texts.enumerated().map { messageEvent("s", seq: Int64($0.offset + 1), text: $0.element) })
+        try store.appendEvents(texts.enumerated().map { entryEvent("s", seq: Int64($0.offset + 1), text: $0.element) })
         for words in [["parser"], ["parser", "tests"], ["tok*"], ["the", "parser"]] {
             let terms = words.compactMap { CompiledSearch(SearchExpression($0).node)?.phrases.first?.fts }
             let counts = try terms.map { term in
-                Double(try store.database.scalarInt64("SELECT count(*) FROM events_fts WHERE events_fts MATCH ?1", ["{text} : " + term]) ?? 0)
+                Double(try store.database.scalarInt64("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1", ["{text} : " + term]) ?? 0)
             }
             let placeholders = counts.indices.map { "?\($0 + 2)" }.joined(separator: ", ")
             let scores = try store.database.query(
-                "SELECT bm25(events_fts), oa_bm25(events_fts, \(placeholders)) FROM events_fts WHERE events_fts MATCH ?1",
+                "SELECT bm25(entries_fts), oa_bm25(entries_fts, \(placeholders)) FROM entries_fts WHERE entries_fts MATCH ?1",
                 ["{text} : (" + terms.joined(separator: " ") + ")"] + counts
             ) { ($0.double(0), $0.double(1)) }
             #expect(!scores.isEmpty)
@@ -123,14 +122,15 @@ struct SearchTests {
     func documentCounts() throws {
         // "common" in every third event, "rare" in ten.
         let texts = (0..<3000).map { index in (index % 3 == 0 ? "common " : "other ") + (index % 300 == 0 ? "rare" : "") }
-        try store.appendEvents(texts.map { messageEvent("s", text: $0) })
+        try store.appendEvents(texts.map { entryEvent("s", text: $0) })
         #expect(try store.documentCount(of: "\"rare\"") == 10)
         let estimate = try store.documentCount(of: "\"common\"")
         #expect(abs(estimate - 1000) / 1000 < 0.05, "estimate \(estimate) for 1000")
-        #expect(try store.search("common rare").count == 10)
+        let rare = try store.search("common rare")
+        #expect(rare.count == 1 && rare.first?.occurrences == 10, "ten entries of one text: one hit")
     }
 
     private func expectIndexIntact() throws {
-        try store.database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 1)")
+        try store.database.execute("INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 1)")
     }
 }

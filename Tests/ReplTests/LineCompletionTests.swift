@@ -85,7 +85,7 @@ struct LineCompletionTests {
 
     @Test("text parameters take no ids; prompt offers new; export --all skips the session")
     func positionals() {
-        #expect(complete("search ").candidates == ["--limit", "--session", "--kind", "--since", "--until", "--desktop"])
+        #expect(complete("search ").candidates == ["--limit", "--session", "--kind", "--since", "--until", "--desktop", "--everywhere"])
         #expect(complete("search flaky ").candidates.isEmpty, "the query runs to the end of the line")
         #expect(complete("prompt n").candidates == ["new"])
         #expect(complete("prompt 798C06FE ").candidates == ["--desktop"], "the only option; the text runs to the end of the line")

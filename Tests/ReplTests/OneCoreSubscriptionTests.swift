@@ -175,7 +175,10 @@ enum SlowSearchHistory {
         while written < events {
             let page = (0..<min(5000, events - written)).map { index -> NewEvent in
                 let words = (0..<wordsPerEvent).map { _ in "q" + String(UInt64.random(in: 0..<(1 << 40), using: &random), radix: 36) }
-                return chunkEvent("session-\((written + index) % 50)", words.joined(separator: " "))
+                // Entries of their own (a chunk is one only with a message), so that one search reads 800,000.
+                var event = chunkEvent("session-\((written + index) % 50)", words.joined(separator: " "))
+                event.kind = "tool_call"
+                return event
             }
             try store.appendEvents(page)
             written += page.count

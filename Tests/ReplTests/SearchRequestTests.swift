@@ -15,7 +15,8 @@ struct SearchRequestTests {
         let store = try MirrorStore(path: path)
         let json = Array(#"{"sessionUpdate":"agent_message_chunk"}"#.utf8)
         try store.appendEvents([("AAAA-1", 0), ("BBBB-2", 1), ("AAAA-1", 2)].enumerated().map { index, event in
-            NewEvent(sessionID: event.0, seq: Int64(index + 1), timestamp: Self.day + event.1 * 86_400_000, kind: "agent_message_chunk",
+            // Tool calls: entries of their own (consecutive chunks would be one message, at its first's time).
+            NewEvent(sessionID: event.0, seq: Int64(index + 1), timestamp: Self.day + event.1 * 86_400_000, kind: "tool_call",
                      text: "the reconnect test is flaky", updateJSON: json)
         })
         return CommandContext(mirrorPath: path, bridgeURL: "ws://127.0.0.1:9")

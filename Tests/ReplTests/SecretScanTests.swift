@@ -66,6 +66,8 @@ struct SecretScanTests {
         // does not read it again, so it does not see it (until the rules change, below).
         let planted = PlantedSecrets.all[8]
         let scanned = try #require(store.events(afterEventID: 0, limit: 1).first?.eventID)
+        // The mirror refuses to change an indexed event under its entries: its guard goes first.
+        try store.database.execute("DROP TRIGGER events_indexed_update")
         try store.database.run("UPDATE events SET text = ?, update_json = ? WHERE event_id = ?",
                                [planted.line, String(decoding: output(sessions[0], planted.line, time: 0).updateJSON, as: UTF8.self), scanned])
         let (second, secondSeconds) = try await timed(arguments, environment: environment, in: directory)

@@ -2,16 +2,14 @@ import Foundation
 import MirrorStore
 import Secrets
 
-/// Search snippets with their secrets redacted. A snippet is a few words of an event's text, cut
-/// anywhere: a secret it holds only part of is found in the whole text (for a chunk of a streamed
-/// message, the merged text of the chunks around it) and its part in the snippet replaced by its
-/// tag too. A snippet with something redacted loses its highlighting (the markers could stand
-/// inside a secret); the others keep it.
+/// Search snippets with their secrets redacted. A snippet is some words of an entry's text (a
+/// message's chunks joined, or an event's text): a secret it holds only part of is found in the
+/// entry's whole text and its part in the snippet replaced by its tag too. A snippet with
+/// something redacted loses its highlighting (the markers could stand inside a secret); the
+/// others keep it.
 package enum SnippetRedaction {
     /// The fewest characters of a secret's start or end that are taken for a part of it.
     static let shortestPart = 6
-    /// How many chunks on each side of a hit are read to merge its message's text.
-    static let neighbourChunks = 16
     /// What may stand between a part of a secret and the snippet's edge.
     private static let edge: Set<Character> = [" ", "\n", "\t", "…"]
 
@@ -20,27 +18,12 @@ package enum SnippetRedaction {
         guard let redactor else { return hits }
         return try hits.map { hit in
             var redacted = hit
-            redacted.snippet = redact(hit.snippet, markers: markers, eventText: try text(around: hit, store: store), by: redactor)
+            redacted.snippet = redact(hit.snippet, markers: markers, eventText: try store.entryText(entryID: hit.eventID), by: redactor)
             return redacted
         }
     }
 
-    /// The text of the hit's event; for a chunk of a message, the merged text of the consecutive
-    /// chunks of its kind around it (at most `neighbourChunks` on each side).
-    private static func text(around hit: SearchHit, store: MirrorStore) throws -> String? {
-        let before = try store.timeline(sessionID: hit.sessionID, before: hit.ordinal, limit: neighbourChunks)
-        let from = try store.timeline(sessionID: hit.sessionID, range: TimelineRange(fromOrdinal: hit.ordinal, limit: neighbourChunks + 1))
-        guard let event = from.first, event.ordinal == hit.ordinal else { return nil }
-        guard EventRedaction.chunkText(event) != nil else { return event.text }
-        func sameMessage(_ other: TimelineEvent) -> Bool {
-            other.kind == event.kind && other.origin == event.origin && EventRedaction.chunkText(other) != nil
-        }
-        let earlier = before.reversed().prefix(while: sameMessage).reversed()
-        let later = from.prefix(while: sameMessage)
-        return (earlier + later).compactMap(EventRedaction.chunkText).joined()
-    }
-
-    /// `snippet` redacted, given the text of the event it comes from.
+    /// `snippet` redacted, given the text of the entry it comes from.
     static func redact(_ snippet: String, markers: SnippetMarkers?, eventText: String?, by redactor: Redactor) -> String {
         let plain = markers.map { snippet.replacing($0.start, with: "").replacing($0.end, with: "") } ?? snippet
         var text = plain

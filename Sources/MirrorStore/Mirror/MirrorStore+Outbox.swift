@@ -146,7 +146,12 @@ extension MirrorStore {
             guard item.state != .sending else { throw MirrorStoreError.outboxItemInFlight(id: id) }
             try database.run("DELETE FROM outbox WHERE outbox_id = ?", [id])
             if let eventID = item.localEventID, item.state != .sent {
-                try database.run("DELETE FROM events WHERE event_id = ? AND origin = 'local'", [eventID])
+                if let sessionNo = try database.scalarInt64(
+                    "SELECT session_no FROM events WHERE event_id = ? AND origin = 'local'", [eventID]) {
+                    try changingIndexedEvents(ofSession: sessionNo) {
+                        try database.run("DELETE FROM events WHERE event_id = ?", [eventID])
+                    }
+                }
                 try database.run(
                     """
                     UPDATE sessions SET local_event_count = (SELECT count(*) FROM events WHERE session_no = sessions.session_no)

@@ -1,12 +1,20 @@
-/// An event whose text matches a search.
+/// An entry whose text matches a search: a message (its chunks joined) or an event with text.
 public struct SearchHit: Sendable, Equatable {
+    /// The entry's id: the event id of its first event.
     public var eventID: Int64
     public var sessionID: String
+    /// The ordinal of the entry's first event.
     public var ordinal: Int64
+    /// The ordinal of the entry's last event (a message's last chunk).
+    public var lastOrdinal: Int64
     public var kind: String
     public var timestamp: Int64?
-    /// A short excerpt around the match, the matched terms between the highlight markers.
+    /// An excerpt of at most 240 characters of whole words around the match, every matched term
+    /// between the highlight markers.
     public var snippet: String
+    /// How many of the matches ranked restate this entry's text (itself included): a plan sent
+    /// again at each update, a list re-sent by each tool call. The newest of them is the hit.
+    public var occurrences: Int
 }
 
 /// How search excerpts mark the matched terms.
@@ -71,82 +79,75 @@ extension MirrorStore {
             let phrases = query.compiled.phrases
             let counts = phrases.count == 1 ? [1.0] : try phrases.map { $0.excluded ? 1 : try documentCount(of: $0.fts) }
             let candidates = try matches(query, counts: counts, limit: window)
-            let page = candidates.sorted().dropFirst(offset).prefix(limit).map(\.eventID)
-            return try hits(query, eventIDs: Array(page), markers: markers)
+            let page = RankedMatch.grouped(candidates.sorted()).dropFirst(offset).prefix(limit)
+            return try hits(query, page: Array(page), markers: markers)
         }
     }
 
-    /// The hits with these ids, in this order, with their snippets.
-    ///
-    /// One query reads the matches between the lowest and the highest of these ids (they are among
-    /// the newest `searchRankWindow` matches, so few others lie between) and makes the snippets of
-    /// these alone: in a mirror whose index has many segments, one lookup per id took several
-    /// times longer. A prefix would make FTS5 merge the lists of every word it starts, so it is
-    /// first replaced by the words it starts in these events' texts; if that misses one (it
-    /// should not), the prefix itself is used.
-    private func hits(_ query: SearchQuery, eventIDs: [Int64], markers: SnippetMarkers) throws -> [SearchHit] {
-        guard let low = eventIDs.min(), let high = eventIDs.max() else { return [] }
-        let list = Self.placeholders(eventIDs.count)
-        let read = { (match: String) throws -> [SearchHit] in
-            let found = try self.database.query(
+    /// How many entries of tool output (`in:output`) match `expression` within `filter`, counted
+    /// up to `limit`: what a search that leaves tool output out (as it does unless asked) would
+    /// find there.
+    public func countInToolOutput(_ expression: SearchExpression, filter: SearchFilter = .none, upTo limit: Int = 1000) throws -> Int {
+        var expression = expression
+        expression.places = [.output]
+        var filter = filter
+        filter.kind = nil
+        return try read {
+            guard let query = try searchQuery(expression, filter: filter) else { return 0 }
+            return try database.scalarInt64(
                 """
-                SELECT e.event_id, s.session_id, e.ordinal, e.kind, e.ts, snippet(events_fts, 0, ?2, ?3, ?4, 12)
-                FROM events_fts JOIN events e ON e.event_id = events_fts.rowid JOIN sessions s ON s.session_no = e.session_no
-                WHERE events_fts MATCH ?1 AND events_fts.rowid BETWEEN ?5 AND ?6 AND +events_fts.rowid IN (\(list))
+                SELECT count(*) FROM (
+                    SELECT 1 FROM entries_fts JOIN entries n ON n.entry_id = entries_fts.rowid
+                    WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3
+                      AND (?4 IS NULL OR n.ts >= ?4) AND (?5 IS NULL OR n.ts <= ?5) LIMIT ?6)
                 """,
-                [match, markers.start, markers.end, markers.ellipsis, low, high] + eventIDs
-            ) { row in
-                SearchHit(eventID: row.int64(0), sessionID: row.string(1), ordinal: row.int64(2), kind: row.string(3),
-                          timestamp: row.optionalInt64(4), snippet: row.string(5))
-            }
-            let byID = Dictionary(found.map { ($0.eventID, $0) }, uniquingKeysWith: { first, _ in first })
-            return eventIDs.compactMap { byID[$0] }
+                [query.match, query.eventIDs.lowerBound, query.eventIDs.upperBound, query.since, query.until, limit]
+            ).map(Int.init) ?? 0
         }
-        guard query.hasPrefix else { return try read(query.match) }
-        if let words = try expandedWords(query, eventIDs: eventIDs) {
-            let found = try read(words + query.filterPhrases)
-            if found.count == eventIDs.count { return found }
-        }
-        return try read(query.match)
     }
 
-    /// `query`'s words with each prefix replaced by the words it starts in the texts of these
-    /// events, tokenized as the index tokenizes them (`SearchQuery.wordsExpanded`).
-    private func expandedWords(_ query: SearchQuery, eventIDs: [Int64]) throws -> String? {
-        let bodies = Array(Set(query.compiled.phrases.filter(\.term.isPrefix).map(\.term.text)))
-        let list = Self.placeholders(eventIDs.count)
-        let texts = try database.query("SELECT text FROM events WHERE event_id IN (\(list))", eventIDs) { $0.string(0) }
-        let tokens = try SearchTokenizer.tokens(of: bodies + texts, database: database)
-        var prefixTokens: [String: String] = [:]
-        for (body, bodyTokens) in zip(bodies, tokens) {
-            guard bodyTokens.count == 1 else { return nil }
-            prefixTokens[body] = bodyTokens[0]
+    /// The hits of these matches, in this order, with their snippets made from their entries' texts.
+    private func hits(_ query: SearchQuery, page: [(match: RankedMatch, occurrences: Int)], markers: SnippetMarkers) throws -> [SearchHit] {
+        guard !page.isEmpty else { return [] }
+        let terms = try SearchSnippet.Terms(query.compiled.phrases.filter { !$0.excluded }.map(\.term), database: database)
+        return try page.compactMap { match, occurrences in
+            guard let (hit, message) = try database.queryFirst(
+                """
+                SELECT s.session_id, \(EntryWriter.messageColumns(of: "n"))
+                FROM entries n JOIN sessions s ON s.session_no = n.session_no WHERE n.entry_id = ?1
+                """,
+                [match.eventID], { row -> (SearchHit, EntryWriter.Message) in
+                    let message = EntryWriter.message(row, from: 1)
+                    return (SearchHit(eventID: message.entryID, sessionID: row.string(0), ordinal: message.firstOrdinal,
+                                      lastOrdinal: message.lastOrdinal, kind: message.kind, timestamp: message.timestamp,
+                                      snippet: "", occurrences: occurrences), message)
+                }
+            ) else { return nil }
+            let text = try entryText(of: message)
+            var found = hit
+            let spans = try SearchTokenizer.spans(of: [text], database: database)[0]
+            found.snippet = SearchSnippet.make(text: text, spans: spans, terms: terms, markers: markers)
+            return found
         }
-        return query.wordsExpanded(in: Set(tokens.dropFirst(bodies.count).joined()), prefixTokens: prefixTokens)
-    }
-
-    /// `?, ?, …`: `count` parameters for an `IN (…)` list.
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
     /// The newest `limit` matches of `query`, with their relevance.
     private func matches(_ query: SearchQuery, counts: [Double], limit: Int) throws -> [RankedMatch] {
         try database.query(
             """
-            SELECT events_fts.rowid, \(Self.rank(counts, from: 7)), e.ts
-            FROM events_fts JOIN events e ON e.event_id = events_fts.rowid
-            WHERE events_fts MATCH ?1 AND events_fts.rowid >= ?2 AND events_fts.rowid <= ?3
-              AND (?4 IS NULL OR e.ts >= ?4) AND (?5 IS NULL OR e.ts <= ?5)
-            ORDER BY events_fts.rowid DESC LIMIT ?6
+            SELECT entries_fts.rowid, \(Self.rank(counts, from: 7)), n.ts, n.text_hash
+            FROM entries_fts JOIN entries n ON n.entry_id = entries_fts.rowid
+            WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3
+              AND (?4 IS NULL OR n.ts >= ?4) AND (?5 IS NULL OR n.ts <= ?5)
+            ORDER BY entries_fts.rowid DESC LIMIT ?6
             """,
             [query.match, query.eventIDs.lowerBound, query.eventIDs.upperBound, query.since, query.until, limit] + counts
-        ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2)) }
+        ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2), textHash: $0.optionalInt64(3)) }
     }
 
-    /// `oa_bm25` of the match, with the counts of its words' events bound from parameter `first` on.
+    /// `oa_bm25` of the match, with the counts of its words' entries bound from parameter `first` on.
     private static func rank(_ counts: [Double], from first: Int) -> String {
-        "\(SearchRank.functionName)(events_fts, " + counts.indices.map { "?\(first + $0)" }.joined(separator: ", ") + ")"
+        "\(SearchRank.functionName)(entries_fts, " + counts.indices.map { "?\(first + $0)" }.joined(separator: ", ") + ")"
     }
 
     /// How many events hold `term` (one term of an FTS5 query): counted when fewer than
@@ -156,7 +157,7 @@ extension MirrorStore {
     func documentCount(of term: String) throws -> Double {
         let sample = Self.searchRankWindow
         let newest = try database.queryFirst(
-            "SELECT count(*), min(rowid), max(rowid) FROM (SELECT rowid FROM events_fts WHERE events_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)",
+            "SELECT count(*), min(rowid), max(rowid) FROM (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)",
             ["{text} : " + term, sample]
         ) { (count: $0.int64(0), oldest: $0.optionalInt64(1), newest: $0.optionalInt64(2)) }
         guard let newest, newest.count >= sample, let oldest = newest.oldest, let latest = newest.newest else {
@@ -168,12 +169,30 @@ extension MirrorStore {
     }
 }
 
-/// A matching event and its relevance, in the order search results take: the most relevant
+/// A matching entry and its relevance, in the order search results take: the most relevant
 /// first (bm25 scores are lower for better matches), then the newest.
 struct RankedMatch: Comparable {
     var eventID: Int64
     var score: Double
     var timestamp: Int64?
+    /// Shared by the entries that restate one text.
+    var textHash: Int64?
+
+    /// `sorted` with the matches that restate one text as one, the first of them, with how many
+    /// they are.
+    static func grouped(_ sorted: [RankedMatch]) -> [(match: RankedMatch, occurrences: Int)] {
+        var groups: [(match: RankedMatch, occurrences: Int)] = []
+        var groupOf: [Int64: Int] = [:]
+        for match in sorted {
+            if let hash = match.textHash, let group = groupOf[hash] {
+                groups[group].occurrences += 1
+            } else {
+                if let hash = match.textHash { groupOf[hash] = groups.count }
+                groups.append((match, 1))
+            }
+        }
+        return groups
+    }
 
     static func < (lhs: RankedMatch, rhs: RankedMatch) -> Bool {
         if lhs.score != rhs.score { return lhs.score < rhs.score }

@@ -1,6 +1,6 @@
 /// Feeding the full-text index.
 ///
-/// The index (`events_fts`) is filled by the store rather than by a trigger per row: in bulk, once
+/// The index (`entries_fts`, of the entries derived from the events) is filled by the store rather than by a trigger per row: in bulk, once
 /// per transaction, or once after a long catch-up or a burst (`defersSearchIndexing`). The counter
 /// `search_indexed` is the highest event id up to which every event is indexed; events above it
 /// are not indexed yet. Ids only grow, so what is missing is always the newest events.
@@ -16,7 +16,7 @@ extension MirrorStore {
     @discardableResult
     public func indexPendingSearchText(atMost limit: Int = .max) throws -> Int {
         // Nothing pending (the usual case) costs a read, not a write transaction.
-        guard try newestEventID() > searchIndexedUpTo() else { return 0 }
+        guard try newestEventID() > searchIndexedUpTo() || hasLaggingEntries() else { return 0 }
         return try write {
             try indexEventsForSearch(upTo: try newestEventID(), atMost: limit)
         }
@@ -38,13 +38,16 @@ extension MirrorStore {
     /// now and then waits 300 ms for it.
     public func mergeSearchIndex() throws {
         try write {
-            try database.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')")
+            // Rows of streaming messages that lag behind are brought up to date first: the end
+            // of a bulk phase writes nothing more after the merge.
+            try refreshLaggingEntries(all: true)
+            try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
         }
     }
 
     /// How the full-text index merges the segments that indexing adds, as last set.
     public func searchIndexMerging() throws -> SearchIndexMerging {
-        let automerge = try database.scalarInt64("SELECT v FROM events_fts_config WHERE k = 'automerge'")
+        let automerge = try database.scalarInt64("SELECT v FROM entries_fts_config WHERE k = 'automerge'")
         return automerge == 0 ? .deferred : .asItGrows
     }
 
@@ -56,31 +59,31 @@ extension MirrorStore {
         case .deferred: (0, 64)
         }
         try write {
-            try database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('automerge', \(automerge))")
-            try database.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('crisismerge', \(crisismerge))")
+            try database.execute("INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', \(automerge))")
+            try database.execute("INSERT INTO entries_fts (entries_fts, rank) VALUES ('crisismerge', \(crisismerge))")
         }
     }
 
-    /// Indexes the events above the watermark up to `newestEventID`, at most `limit` of them, in
-    /// the caller's transaction; returns how many event ids it covered.
+    /// Derives and indexes the entries of the events above the watermark up to `newestEventID`,
+    /// at most `limit` of them, in the caller's transaction, and rewrites the rows of messages
+    /// still streaming that lag behind (`refreshLaggingEntries`); returns how many event ids it
+    /// covered.
     @discardableResult
     func indexEventsForSearch(upTo newestEventID: Int64, atMost limit: Int) throws -> Int {
         let indexedUpTo = try searchIndexedUpTo()
-        guard newestEventID > indexedUpTo else { return 0 }
-        let lastEventID = limit >= newestEventID - indexedUpTo ? newestEventID : indexedUpTo + Int64(limit)
-        try database.run(
-            """
-            INSERT INTO events_fts (rowid, text, kind, session)
-            SELECT event_id, text, kind, session FROM events_search WHERE event_id > ?1 AND event_id <= ?2 AND text <> ''
-            """,
-            [indexedUpTo, lastEventID]
-        )
-        try extendSearchSpans(after: indexedUpTo, through: lastEventID)
-        try database.run(
-            "INSERT INTO counters (name, value) VALUES ('search_indexed', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
-            [lastEventID]
-        )
-        return Int(lastEventID - indexedUpTo)
+        var covered = 0
+        if newestEventID > indexedUpTo {
+            let lastEventID = limit >= newestEventID - indexedUpTo ? newestEventID : indexedUpTo + Int64(limit)
+            try deriveEntries(after: indexedUpTo, through: lastEventID)
+            try extendSearchSpans(after: indexedUpTo, through: lastEventID)
+            try database.run(
+                "INSERT INTO counters (name, value) VALUES ('search_indexed', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
+                [lastEventID]
+            )
+            covered = Int(lastEventID - indexedUpTo)
+        }
+        try refreshLaggingEntries()
+        return covered
     }
 
     /// Widest span that indexing more events extends rather than starting a new one: a time

@@ -200,10 +200,13 @@ extension MirrorStore {
                 let serverNo = try sessionNumber(of: serverID)
                 let offset = try nextOrdinal(inSession: serverNo)
                 let first = try database.scalarInt64("SELECT min(ordinal) FROM events WHERE session_no = ?", [localNo]) ?? 0
-                try database.run(
-                    "UPDATE events SET session_no = ?1, ordinal = ordinal - ?3 + ?4 WHERE session_no = ?2",
-                    [serverNo, localNo, first, offset]
-                )
+                try withdrawEntries(ofSession: localNo)
+                try changingIndexedEvents(ofSession: serverNo) {
+                    try database.run(
+                        "UPDATE events SET session_no = ?1, ordinal = ordinal - ?3 + ?4 WHERE session_no = ?2",
+                        [serverNo, localNo, first, offset]
+                    )
+                }
                 try database.run("UPDATE outbox SET session_id = ? WHERE session_id = ?", [serverID, localID])
                 // Followers of the local session learn where it went.
                 try database.run(

@@ -158,8 +158,12 @@ extension MirrorStore {
             for id in plan.returned {
                 try database.run("UPDATE events SET gone_at = NULL WHERE event_id = ?", [id])
             }
-            for id in plan.removed {
-                try database.run("DELETE FROM events WHERE event_id = ?", [id])
+            if !plan.removed.isEmpty {
+                try changingIndexedEvents(ofSession: sessionNo) {
+                    for id in plan.removed {
+                        try database.run("DELETE FROM events WHERE event_id = ?", [id])
+                    }
+                }
             }
             let tail = EventBatch(plan.inserted.map { fetched[$0] })
             result.inserted = try insert(tail, rows: try rowsToWrite(tail, history: history, bySession: false)) { _ in sessionNo }.count

@@ -60,8 +60,12 @@ extension MirrorStore {
                     try database.run("UPDATE events SET provisional = 0 WHERE event_id = ?", [id])
                     outcome.confirmed += 1
                 case .insert(let removing):
-                    for id in removing {
-                        try database.run("DELETE FROM events WHERE event_id = ?", [id])
+                    if !removing.isEmpty {
+                        try changingIndexedEvents(ofSession: merge.sessionNo) {
+                            for id in removing {
+                                try database.run("DELETE FROM events WHERE event_id = ?", [id])
+                            }
+                        }
                     }
                     removed += removing.count
                     new.append(event)
@@ -94,8 +98,12 @@ extension MirrorStore {
             for id in markedGone {
                 try database.run("UPDATE events SET gone_at = ? WHERE event_id = ?", [now, id])
             }
-            for id in removed {
-                try database.run("DELETE FROM events WHERE event_id = ?", [id])
+            if !removed.isEmpty {
+                try changingIndexedEvents(ofSession: merge.sessionNo) {
+                    for id in removed {
+                        try database.run("DELETE FROM events WHERE event_id = ?", [id])
+                    }
+                }
             }
             outcome.markedGone = markedGone.count
             outcome.removed += removed.count

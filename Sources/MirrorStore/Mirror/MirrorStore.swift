@@ -135,6 +135,7 @@ public final class MirrorStore {
                 // Another process may have migrated while this one waited for the lock.
                 guard try schemaVersion() < migration.version else { return }
                 try database.execute(migration.sql)
+                try completeMigration(to: migration.version)
                 let violations = try database.query("PRAGMA foreign_key_check") { $0.string(0) }
                 if let table = violations.first {
                     throw MirrorStoreError.migrationFailed(
@@ -147,6 +148,15 @@ public final class MirrorStore {
             }
         }
     }
+
+    /// Does what a migration needs besides its SQL, with the store's own code: the entries of
+    /// the conversation are derived from the events the mirror already holds.
+    private func completeMigration(to version: Int) throws {
+        if version == Self.entriesVersion { try rebuildEntriesInTransaction() }
+    }
+
+    /// The version that introduced the entries (`schema/0012_entries.sql`).
+    static let entriesVersion = 12
 
     /// Whether `path` exists and is not a regular file (a directory, a device, a pipe).
     private static func isSpecialFile(_ path: String) -> Bool {

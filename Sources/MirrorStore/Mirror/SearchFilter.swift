@@ -10,13 +10,18 @@ public struct SearchFilter: Sendable, Equatable {
     public var until: Int64?
     /// Only events of the sessions that came from the desktop of this name.
     public var desktop: String?
+    /// Tool output is searched too. It is about two thirds of an archive's text and drowns what
+    /// was said, so a search leaves it out unless asked: by this, by a kind, or by `in:` places.
+    public var everywhere: Bool
 
-    public init(sessionID: String? = nil, kind: String? = nil, since: Int64? = nil, until: Int64? = nil, desktop: String? = nil) {
+    public init(sessionID: String? = nil, kind: String? = nil, since: Int64? = nil, until: Int64? = nil, desktop: String? = nil,
+                everywhere: Bool = false) {
         self.sessionID = sessionID
         self.kind = kind
         self.since = since
         self.until = until
         self.desktop = desktop
+        self.everywhere = everywhere
     }
 
     /// No condition: every event.

@@ -12,35 +12,19 @@ struct SearchQuery {
     var eventIDs: ClosedRange<Int64>
     var since: Int64?
     var until: Int64?
+    /// ` NOT {kind} : "k…"`, leaving tool output out, unless the search asked for it.
+    var exclusion: String
 
     /// The expression, searched in the text column only: `{text} : ("retry" AND "pars"*)`. Its
     /// phrases come first in `match`.
     var words: String { compiled.words }
 
-    /// The words and the filter's tokens.
-    var match: String { words + filterPhrases }
+    /// The words and the filter's tokens, less what `exclusion` leaves out.
+    var match: String { exclusion.isEmpty ? words + filterPhrases : "(" + words + filterPhrases + ")" + exclusion }
 
     /// True when a term is a prefix (`"pars"*`), which FTS5 answers by merging the lists of every
     /// word it starts.
     var hasPrefix: Bool { compiled.phrases.contains { $0.term.isPrefix } }
-
-    /// The expression with each prefix replaced by the tokens (as the index holds them) that start
-    /// with it in `tokens` (`prefixTokens`: each prefix's text as one token): in texts made of
-    /// those tokens, the same events match and the same words are highlighted, without FTS5
-    /// merging the list of every word in the index that a prefix starts. nil when a prefix is not
-    /// one token, or starts none of them.
-    func wordsExpanded(in tokens: Set<String>, prefixTokens: [String: String]) -> String? {
-        var expansions: [String: String] = [:]
-        for phrase in compiled.phrases where phrase.term.isPrefix {
-            guard let prefix = prefixTokens[phrase.term.text] else { return nil }
-            let starting = tokens.filter { $0.utf8.starts(with: prefix.utf8) }.sorted()
-            guard !starting.isEmpty else { return nil }
-            expansions[phrase.term.text] = "(" + starting.map(CompiledSearch.quoted).joined(separator: " OR ") + ")"
-        }
-        return CompiledSearch(compiled.node) { term in
-            term.isPrefix ? expansions[term.text] : CompiledSearch.ftsString(term)
-        }?.words
-    }
 }
 
 /// A search expression as FTS5 query text over the index's text column, and its phrases in the
@@ -172,11 +156,14 @@ extension MirrorStore {
             highest = last
         }
         guard lowest <= highest else { return nil }
-        return SearchQuery(compiled: compiled, filterPhrases: filterPhrases, eventIDs: lowest...highest, since: filter.since, until: filter.until)
+        let exclusion = filter.everywhere || filter.kind != nil || !expression.places.isEmpty
+            ? "" : " NOT {kind} : \"" + Self.kindToken(SearchPlace.output.kind) + "\""
+        return SearchQuery(compiled: compiled, filterPhrases: filterPhrases, eventIDs: lowest...highest,
+                           since: filter.since, until: filter.until, exclusion: exclusion)
     }
 
     /// The token that stands for `kind` in the index's kind column: `k` and the hex of its UTF-8,
-    /// as `events_search` makes it (`'k' || hex(kind)`).
+    /// as `EntryIndex` writes it.
     static func kindToken(_ kind: String) -> String {
         let digits = Array("0123456789ABCDEF")
         return "k" + String(kind.utf8.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })

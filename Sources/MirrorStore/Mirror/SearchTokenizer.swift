@@ -11,6 +11,17 @@ enum SearchTokenizer {
     /// The tokens of each of `texts`, in order, as the index holds them (folded to lower case,
     /// diacritics removed).
     static func tokens(of texts: [String], database: Database) throws(SQLiteError) -> [[String]] {
+        try spans(of: texts, database: database).map { $0.map(\.token) }
+    }
+
+    /// One token of a text and where it lies in the text's UTF-8.
+    struct Span {
+        var token: String
+        var bytes: Range<Int>
+    }
+
+    /// The tokens of each of `texts`, in order, with where each lies in its text.
+    static func spans(of texts: [String], database: Database) throws(SQLiteError) -> [[Span]] {
         let api = try FTS5.api(of: database)
         var context: UnsafeMutableRawPointer?
         var tokenizer = fts5_tokenizer()
@@ -30,15 +41,18 @@ enum SearchTokenizer {
             text.withUTF8 { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { characters in
                     _ = tokenize(handle, Unmanaged.passUnretained(sink).toOpaque(), FTS5_TOKENIZE_DOCUMENT,
-                                 characters.baseAddress, Int32(characters.count)) { context, _, token, length, _, _ in
+                                 characters.baseAddress, Int32(characters.count)) { context, _, token, length, start, end in
                         guard let context, let token else { return SQLITE_OK }
                         let sink = Unmanaged<TokenSink>.fromOpaque(context).takeUnretainedValue()
-                        sink.tokens.append(String(decoding: UnsafeRawBufferPointer(start: token, count: Int(length)), as: UTF8.self))
+                        sink.spans.append(Span(
+                            token: String(decoding: UnsafeRawBufferPointer(start: token, count: Int(length)), as: UTF8.self),
+                            bytes: Int(start)..<Int(end)
+                        ))
                         return SQLITE_OK
                     }
                 }
             }
-            return sink.tokens
+            return sink.spans
         }
     }
 
@@ -53,6 +67,6 @@ enum SearchTokenizer {
     /// Collects the tokens of one text during `xTokenize` (which runs synchronously, on the
     /// calling thread).
     private final class TokenSink {
-        var tokens: [String] = []
+        var spans: [Span] = []
     }
 }

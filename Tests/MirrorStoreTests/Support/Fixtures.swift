@@ -29,3 +29,11 @@ func messageEvent(_ session: String, seq: Int64? = nil, text: String, provisiona
         provisional: provisional
     )
 }
+
+/// An event that is an entry of its own whatever comes before or after it (a tool call), where
+/// `messageEvent`s in a row join into one message: for tests of search over separate texts.
+func entryEvent(_ session: String, seq: Int64? = nil, text: String, provisional: Bool = false) -> NewEvent {
+    var event = messageEvent(session, seq: seq, text: text, provisional: provisional)
+    event.kind = "tool_call"
+    return event
+}

@@ -1,0 +1,244 @@
+/// One event as entries are derived from it.
+struct DerivedEvent {
+    var id: Int64
+    var sessionNo: Int64
+    var ordinal: Int64
+    var kind: String
+    var origin: String
+    var text: String
+    var timestamp: Int64?
+
+    /// The columns `init(row:)` reads, in its order.
+    static let columns = "event_id, session_no, ordinal, kind, origin, text, ts"
+
+    init(row: Row) {
+        id = row.int64(0)
+        sessionNo = row.int64(1)
+        ordinal = row.int64(2)
+        kind = row.string(3)
+        origin = row.string(4)
+        text = row.string(5)
+        timestamp = row.optionalInt64(6)
+    }
+}
+
+/// Derives the entries of the conversation from events and writes them, with their rows in the
+/// full-text index, in the caller's transaction (`schema/0012_entries.sql` says what an entry is).
+///
+/// Events are given session by session in the order of their ordinals (a session's events may be
+/// interleaved with other sessions'). A message is written when it ends; one still open when the
+/// events run out is written if it is new, else rewritten only if its row is older than
+/// `MirrorStore.streamingEntryRefresh` (left lagging otherwise, for `refreshLaggingEntries`): its
+/// growth costs one row update per pass, its index a rewrite at most twice a second.
+///
+/// An event whose ordinal is not past every ordinal already derived for its session (a timeline
+/// that was not appended to, but changed) is not derived: its session is listed in
+/// `sessionsOutOfOrder`, to be derived again whole.
+final class EntryWriter {
+    private let database: Database
+    private let now: Int64
+    /// The highest event id a message may hold: its texts are read up to it.
+    private let lastEventID: Int64
+    private var sessions: [Int64: SessionState] = [:]
+    private(set) var sessionsOutOfOrder: Set<Int64> = []
+
+    /// The kinds whose consecutive events form one message.
+    static let messageKinds: Set<String> = ["user_message_chunk", "agent_message_chunk", "agent_thought_chunk"]
+    /// The kind of an update of an earlier tool call, which leaves a message open.
+    static let toolUpdateKind = "tool_call_update"
+
+    /// - Parameter fresh: the sessions' entries are known to be none (a derivation from the
+    ///   start): nothing is read from `entries`.
+    init(database: Database, now: Int64, lastEventID: Int64, fresh: Bool = false) {
+        self.database = database
+        self.now = now
+        self.lastEventID = lastEventID
+        self.fresh = fresh
+    }
+
+    private let fresh: Bool
+
+    private struct SessionState {
+        var open: Message?
+        /// The highest ordinal derived.
+        var lastOrdinal: Int64
+    }
+
+    /// A message of chunks, as derived so far.
+    struct Message {
+        var entryID: Int64
+        var sessionNo: Int64
+        var kind: String
+        var origin: String
+        var firstOrdinal: Int64
+        var lastOrdinal: Int64
+        var lastEventID: Int64
+        var events: Int64
+        /// The bytes of its chunks' text.
+        var length: Int64
+        var indexedEvents: Int64
+        var indexedAt: Int64?
+        var timestamp: Int64?
+        /// The texts of its chunks when every one is at hand (it began in this pass); else nil,
+        /// and they are read from the events when it is written.
+        var texts: [String]?
+        /// It has a row in `entries`.
+        var stored: Bool
+        /// It took chunks in this pass.
+        var grew: Bool
+    }
+
+    func add(_ event: DerivedEvent) throws {
+        guard !sessionsOutOfOrder.contains(event.sessionNo) else { return }
+        var state = try sessionState(event.sessionNo)
+        guard event.ordinal > state.lastOrdinal else {
+            sessionsOutOfOrder.insert(event.sessionNo)
+            return
+        }
+        state.lastOrdinal = event.ordinal
+        if Self.messageKinds.contains(event.kind) {
+            if var open = state.open, open.kind == event.kind, open.origin == event.origin, !Self.endsPart(open, before: event) {
+                open.lastOrdinal = event.ordinal
+                open.lastEventID = event.id
+                open.events += 1
+                open.length += Int64(event.text.utf8.count)
+                open.texts?.append(event.text)
+                open.grew = true
+                state.open = open
+            } else {
+                if let open = state.open { try write(open, open: false) }
+                state.open = Message(
+                    entryID: event.id, sessionNo: event.sessionNo, kind: event.kind, origin: event.origin,
+                    firstOrdinal: event.ordinal, lastOrdinal: event.ordinal, lastEventID: event.id, events: 1,
+                    length: Int64(event.text.utf8.count), indexedEvents: 0, indexedAt: nil, timestamp: event.timestamp, texts: [event.text], stored: false, grew: true
+                )
+            }
+        } else {
+            if event.kind != Self.toolUpdateKind, let open = state.open {
+                try write(open, open: false)
+                state.open = nil
+            }
+            if !event.text.isEmpty { try insertSingle(event) }
+        }
+        sessions[event.sessionNo] = state
+    }
+
+    /// The length past which a message goes on as a new entry (`schema/0012_entries.sql`).
+    static let partLength: Int64 = 64 * 1024
+
+    /// Whether `event` begins a new part of `message` rather than continuing it: once the
+    /// message is `partLength` long, at a chunk that begins between words; at twice that, at any.
+    static func endsPart(_ message: Message, before event: DerivedEvent) -> Bool {
+        guard message.length >= partLength else { return false }
+        return message.length >= 2 * partLength || event.text.unicodeScalars.first?.properties.isWhitespace == true
+    }
+
+    /// Writes the messages still open, as the type's documentation says.
+    func finish() throws {
+        for sessionNo in sessions.keys.sorted() { try finish(session: sessionNo) }
+    }
+
+    /// Writes the message still open of one session, as `finish()` does, and forgets the
+    /// session: for a pass that gives sessions one after the other, so that it holds one
+    /// session's message at a time.
+    func finish(session sessionNo: Int64) throws {
+        defer { sessions[sessionNo] = nil }
+        if !sessionsOutOfOrder.contains(sessionNo), let open = sessions[sessionNo]?.open, open.grew {
+            if !open.stored || open.indexedAt.map({ now - $0 >= MirrorStore.streamingEntryRefresh }) ?? true {
+                try write(open, open: true)
+            } else {
+                try database.run(
+                    "UPDATE entries SET last_ordinal = ?2, last_event_id = ?3, events = ?4, length = ?5 WHERE entry_id = ?1",
+                    [open.entryID, open.lastOrdinal, open.lastEventID, open.events, open.length]
+                )
+            }
+        }
+    }
+
+    /// Rewrites the row of `message` (an entry already stored), whatever its age.
+    func refresh(_ message: Message) throws {
+        try write(message, open: true)
+    }
+
+    private func sessionState(_ sessionNo: Int64) throws -> SessionState {
+        if let state = sessions[sessionNo] { return state }
+        guard !fresh else { return SessionState(open: nil, lastOrdinal: -1) }
+        let open = try database.queryFirst(
+            "SELECT \(Self.messageColumns()) FROM entries WHERE session_no = ?1 AND open = 1", [sessionNo]
+        ) { Self.message($0) }
+        let lastEntry = try database.scalarInt64(
+            "SELECT last_ordinal FROM entries WHERE session_no = ?1 ORDER BY first_ordinal DESC LIMIT 1", [sessionNo]
+        )
+        return SessionState(open: open, lastOrdinal: max(lastEntry ?? -1, open?.lastOrdinal ?? -1))
+    }
+
+    /// The columns `message(_:from:)` reads, of the table `alias` if given.
+    static func messageColumns(of alias: String? = nil) -> String {
+        ["entry_id", "session_no", "kind", "origin", "first_ordinal", "last_ordinal", "last_event_id", "events", "length",
+         "indexed_events", "indexed_at", "ts"].map { column in alias.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
+    }
+
+    /// The message of an `entries` row whose `messageColumns` start at column `first`.
+    static func message(_ row: Row, from first: Int32 = 0) -> Message {
+        Message(entryID: row.int64(first), sessionNo: row.int64(first + 1), kind: row.string(first + 2),
+                origin: row.string(first + 3), firstOrdinal: row.int64(first + 4), lastOrdinal: row.int64(first + 5),
+                lastEventID: row.int64(first + 6), events: row.int64(first + 7), length: row.int64(first + 8),
+                indexedEvents: row.int64(first + 9), indexedAt: row.optionalInt64(first + 10), timestamp: row.optionalInt64(first + 11),
+                texts: nil, stored: true, grew: false)
+    }
+
+    /// Writes `message`'s row in `entries` and its row in the index, replacing the one it had.
+    private func write(_ message: Message, open: Bool) throws {
+        let texts = try message.texts ?? Self.chunkTexts(of: message, upTo: lastEventID, database: database)
+        if message.indexedEvents > 0 {
+            let indexed = texts.prefix(Int(message.indexedEvents)).joined()
+            if !indexed.isEmpty {
+                try EntryIndex.delete(rowID: message.entryID, text: indexed, kind: message.kind, sessionNo: message.sessionNo, database: database)
+            }
+        }
+        let text = texts.joined()
+        var hash: Int64?
+        if !text.isEmpty {
+            try EntryIndex.insert(rowID: message.entryID, text: text, kind: message.kind, sessionNo: message.sessionNo, database: database)
+            hash = EntryIndex.textHash(kind: message.kind, text: text)
+        }
+        try database.run(
+            """
+            INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
+                                 open, indexed_events, indexed_at, text_hash, ts)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?13, ?9, ?8, ?10, ?11, ?12)
+            ON CONFLICT (entry_id) DO UPDATE SET last_ordinal = ?6, last_event_id = ?7, events = ?8, length = ?13, open = ?9,
+                indexed_events = ?8, indexed_at = ?10, text_hash = ?11
+            """,
+            [message.entryID, message.sessionNo, message.kind, message.origin, message.firstOrdinal, message.lastOrdinal,
+             message.lastEventID, message.events, open, now, hash, message.timestamp, message.length]
+        )
+    }
+
+    /// An event that is an entry alone.
+    private func insertSingle(_ event: DerivedEvent) throws {
+        try EntryIndex.insert(rowID: event.id, text: event.text, kind: event.kind, sessionNo: event.sessionNo, database: database)
+        try database.run(
+            """
+            INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
+                                 open, indexed_events, indexed_at, text_hash, ts)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?1, 1, ?9, 0, 1, ?6, ?7, ?8)
+            """,
+            [event.id, event.sessionNo, event.kind, event.origin, event.ordinal, now,
+             EntryIndex.textHash(kind: event.kind, text: event.text), event.timestamp, Int64(event.text.utf8.count)]
+        )
+    }
+
+    /// The texts of a message's chunks, in order: the events of its kind and origin between its
+    /// first and last ordinals (any other chunk there would have ended it), up to `lastEventID`.
+    static func chunkTexts(of message: Message, upTo lastEventID: Int64, database: Database) throws -> [String] {
+        try database.query(
+            """
+            SELECT text FROM events
+            WHERE session_no = ?1 AND ordinal BETWEEN ?2 AND ?3 AND kind = ?4 AND origin = ?5 AND event_id <= ?6
+            ORDER BY ordinal
+            """,
+            [message.sessionNo, message.firstOrdinal, message.lastOrdinal, message.kind, message.origin, lastEventID]
+        ) { $0.string(0) }
+    }
+}

@@ -1,0 +1,131 @@
+/// The entries of the conversation, derived from the events (`schema/0012_entries.sql`): kept in
+/// step with the full-text index's watermark (`search_indexed`), derived again for a session
+/// whose indexed events change, and rebuilt whole on demand.
+extension MirrorStore {
+    /// How long the row of a message still streaming may lag behind its chunks (ms): it is
+    /// rewritten whole at most this often while it streams, so that a message of n chunks costs
+    /// about n row updates and (its duration / this) rewrites of at most 128 KiB, not n rewrites.
+    public static let streamingEntryRefresh: Int64 = 300
+
+    /// Derives the entries of the events with ids in `after` < id ≤ `last`, taken in the order of
+    /// their ids, in the caller's transaction; a session found changed rather than appended to is
+    /// derived again whole (up to `last`).
+    func deriveEntries(after first: Int64, through last: Int64) throws {
+        let writer = EntryWriter(database: database, now: clock.now(), lastEventID: last)
+        _ = try database.query(
+            "SELECT \(DerivedEvent.columns) FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id", [first, last]
+        ) { try writer.add(DerivedEvent(row: $0)) }
+        try writer.finish()
+        for sessionNo in writer.sessionsOutOfOrder.sorted() {
+            try withdrawEntries(ofSession: sessionNo)
+            try deriveEntries(ofSession: sessionNo, through: last)
+        }
+    }
+
+    /// Runs `body`, which changes indexed events of a session (deletes or moves them), with the
+    /// session's entries withdrawn before and derived again after, in the caller's transaction.
+    func changingIndexedEvents<T>(ofSession sessionNo: Int64, _ body: () throws -> T) throws -> T {
+        try withdrawEntries(ofSession: sessionNo)
+        let result = try body()
+        try deriveEntries(ofSession: sessionNo, through: try searchIndexedUpTo())
+        return result
+    }
+
+    /// Removes a session's entries and their rows in the index (made from its events as they are
+    /// now: before they change).
+    func withdrawEntries(ofSession sessionNo: Int64) throws {
+        let entries = try database.query(
+            "SELECT \(EntryWriter.messageColumns()), text_hash IS NOT NULL FROM entries WHERE session_no = ?1", [sessionNo]
+        ) { (message: EntryWriter.message($0), indexed: $0.bool(12)) }
+        for entry in entries where entry.indexed && entry.message.indexedEvents > 0 {
+            let message = entry.message
+            let text: String
+            if EntryWriter.messageKinds.contains(message.kind) {
+                text = try EntryWriter.chunkTexts(of: message, upTo: .max, database: database)
+                    .prefix(Int(message.indexedEvents)).joined()
+            } else {
+                text = try database.queryFirst("SELECT text FROM events WHERE event_id = ?1", [message.entryID]) { $0.string(0) } ?? ""
+            }
+            try EntryIndex.delete(rowID: message.entryID, text: text, kind: message.kind, sessionNo: sessionNo, database: database)
+        }
+        try database.run("DELETE FROM entries WHERE session_no = ?1", [sessionNo])
+    }
+
+    /// Derives a session's entries from its events up to `last`, in the order of their ordinals
+    /// (the session has none).
+    func deriveEntries(ofSession sessionNo: Int64, through last: Int64) throws {
+        let writer = EntryWriter(database: database, now: clock.now(), lastEventID: last, fresh: true)
+        _ = try database.query(
+            "SELECT \(DerivedEvent.columns) FROM events WHERE session_no = ?1 AND event_id <= ?2 ORDER BY ordinal", [sessionNo, last]
+        ) { try writer.add(DerivedEvent(row: $0)) }
+        try writer.finish()
+    }
+
+    /// Derives every entry again from the events, and the index with them, in one transaction:
+    /// what the incremental derivation holds, made in one pass (a test holds the two equal).
+    public func rebuildEntries() throws {
+        try write { try rebuildEntriesInTransaction() }
+    }
+
+    /// `rebuildEntries()` in the caller's transaction (the migration that introduced entries).
+    func rebuildEntriesInTransaction() throws {
+        try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')")
+        try database.execute("DELETE FROM entries")
+        let last = try searchIndexedUpTo()
+        let writer = EntryWriter(database: database, now: clock.now(), lastEventID: last, fresh: true)
+        var session: Int64?
+        _ = try database.query(
+            "SELECT \(DerivedEvent.columns) FROM events WHERE event_id <= ?1 ORDER BY session_no, ordinal", [last]
+        ) { row in
+            let event = DerivedEvent(row: row)
+            if let session, session != event.sessionNo { try writer.finish(session: session) }
+            session = event.sessionNo
+            try writer.add(event)
+        }
+        try writer.finish()
+        try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
+    }
+
+    /// Whether a message still streaming has a row older than `streamingEntryRefresh` that lags
+    /// behind its chunks.
+    func hasLaggingEntries() throws -> Bool {
+        try database.scalarInt64(
+            "SELECT 1 FROM entries WHERE indexed_events < events AND indexed_at <= ?1 LIMIT 1",
+            [clock.now() - Self.streamingEntryRefresh]
+        ) != nil
+    }
+
+    /// Rewrites the rows of the messages whose rows lag behind their chunks for longer than
+    /// `streamingEntryRefresh` (or for any time, if `all`), in the caller's transaction.
+    func refreshLaggingEntries(all: Bool = false) throws {
+        let now = clock.now()
+        let lagging = try database.query(
+            "SELECT \(EntryWriter.messageColumns()) FROM entries WHERE indexed_events < events AND indexed_at <= ?1",
+            [all ? Int64.max : now - Self.streamingEntryRefresh]
+        ) { EntryWriter.message($0) }
+        guard !lagging.isEmpty else { return }
+        let writer = EntryWriter(database: database, now: now, lastEventID: try searchIndexedUpTo())
+        for message in lagging { try writer.refresh(message) }
+    }
+}
+
+extension MirrorStore {
+    /// The text of the entry `entryID` (a search hit's `eventID`): a message's chunks joined, or
+    /// its one event's text; nil when there is no such entry.
+    public func entryText(entryID: Int64) throws -> String? {
+        try read {
+            let message = try database.queryFirst(
+                "SELECT \(EntryWriter.messageColumns()) FROM entries WHERE entry_id = ?1", [entryID]
+            ) { EntryWriter.message($0) }
+            return try message.map(entryText(of:))
+        }
+    }
+
+    /// The text of `message`, as it is now.
+    func entryText(of message: EntryWriter.Message) throws -> String {
+        if EntryWriter.messageKinds.contains(message.kind) {
+            return try EntryWriter.chunkTexts(of: message, upTo: message.lastEventID, database: database).joined()
+        }
+        return try database.queryFirst("SELECT text FROM events WHERE event_id = ?1", [message.entryID]) { $0.string(0) } ?? ""
+    }
+}
