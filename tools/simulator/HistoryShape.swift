@@ -5,7 +5,8 @@ import ToolSupport
 enum HistoryShape: String, CaseIterable {
     /// Events of about 150 bytes, sessions of about equal length.
     case uniform
-    /// Shaped like real agent histories: mostly tiny streamed chunks, with tool outputs (a file
+    /// Shaped like real agent histories: mostly tiny streamed chunks (replies and thinking cut
+    /// anywhere into pieces of 2–12 characters: `StreamedText`), with tool outputs (a file
     /// read, a test log) whose sizes follow a long tail from 10 KB to 8 MB (`toolOutputBytes`),
     /// about two thirds of the text; and a few huge sessions (`sessionIndex`).
     case realistic

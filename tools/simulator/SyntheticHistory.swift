@@ -25,6 +25,7 @@ struct SyntheticHistory {
         guard sessions > 0, events > 0 else { return }
         var random = SplitMix64(seed: seed)
         var produced = Array(repeating: 0, count: sessions)
+        var streams = Array(repeating: (reply: StreamedText(), thought: StreamedText()), count: shape == .realistic ? sessions : 0)
         var batch: [(sessionID: String, ts: Int64, json: [UInt8])] = []
         var batchBytes = 0
         var ts: Int64 = 1_731_000_000_000
@@ -36,7 +37,7 @@ struct SyntheticHistory {
             ts += Int64(random.next() % 40)
             let json = ordinal >= 2 && shape == .realistic && random.next() % HistoryShape.toolOutputEvery == 0
                 ? toolOutput(ordinal: ordinal, session: session, random: &random)
-                : Array(update(ordinal: ordinal, session: session, random: &random).utf8)
+                : Array(update(ordinal: ordinal, session: session, streams: &streams, random: &random).utf8)
             batch.append((Self.sessionID(session, seed: seed), ts, json))
             batchBytes += json.count
             if batch.count == batchSize || batchBytes >= Self.batchByteLimit {
@@ -63,7 +64,10 @@ struct SyntheticHistory {
             + HistoryShape.outputText(bytes: bytes, random: &random) + Array(#""}}}"#.utf8)
     }
 
-    private func update(ordinal: Int, session: Int, random: inout SplitMix64) -> String {
+    /// - Parameter streams: each session's reply and thinking as they stream, in the realistic
+    ///   shape (none in the uniform one, whose chunks are whole sentences ending in a space).
+    private func update(ordinal: Int, session: Int, streams: inout [(reply: StreamedText, thought: StreamedText)],
+                        random: inout SplitMix64) -> String {
         func sentence(_ count: Int) -> String {
             (0..<count).map { _ in Self.words[Int(random.next() % UInt64(Self.words.count))] }.joined(separator: " ")
         }
@@ -72,7 +76,11 @@ struct SyntheticHistory {
             #"{"sessionUpdate":"\#(kind.rawValue)",\#(fields)}"#
         }
         func chunk(_ kind: UpdateKind, _ text: String) -> String {
-            tagged(kind, #""content":{"content":{"type":"text","text":"\#(text)"}}"#)
+            quotedChunk(kind, "\"\(text)\"")
+        }
+        /// A chunk whose text is `quoted`, a JSON string.
+        func quotedChunk(_ kind: UpdateKind, _ quoted: String) -> String {
+            tagged(kind, #""content":{"content":{"type":"text","text":\#(quoted)}}"#)
         }
         switch ordinal {
         case 0: return tagged(.currentModeUpdate, #""current_mode_id":"\#(session % 2 == 0 ? "codex" : "claude-code")""#)
@@ -81,6 +89,10 @@ struct SyntheticHistory {
         }
         let callID = "call-\(session)-\(ordinal)"
         switch random.next() % 20 {
+        case 0...9 where !streams.isEmpty:
+            return quotedChunk(.agentMessageChunk, streams[session].reply.nextPiece(words: Self.words, random: &random))
+        case 10...12 where !streams.isEmpty:
+            return quotedChunk(.agentThoughtChunk, streams[session].thought.nextPiece(words: Self.words, random: &random))
         case 0...9: return chunk(.agentMessageChunk, sentence(Int(3 + random.next() % 6)) + " ")
         case 10...12: return chunk(.agentThoughtChunk, "Considering \(sentence(4)).")
         case 13...14:

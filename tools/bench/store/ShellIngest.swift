@@ -9,6 +9,7 @@ struct ShellIngest {
     let events: Int
     let sessions: Int
     let pageSize: Int
+    let streamed: Bool
 
     /// Writes the SQL script once; returns its path.
     func writeScript() throws -> URL {
@@ -17,9 +18,10 @@ struct ShellIngest {
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         let now = 1_731_000_000_000
-        var history = SyntheticEvents(count: events, sessions: sessions)
+        var history = SyntheticEvents(count: events, sessions: sessions, streamed: streamed)
         var ordinals: [String: Int64] = [:]
         var lastTS: [String: Int64] = [:]
+        var messages = ShellMessages()
         try handle.write(contentsOf: Data("PRAGMA synchronous = NORMAL;\nPRAGMA foreign_keys = ON;\nPRAGMA cache_size = -32768;\nBEGIN;\n".utf8))
         var sessionRows: [String] = []
         var sessionNumbers: [String: Int] = [:]
@@ -38,17 +40,18 @@ struct ShellIngest {
                 let ordinal = ordinals[event.sessionID, default: 0]
                 ordinals[event.sessionID] = ordinal + 1
                 lastTS[event.sessionID] = event.timestamp
+                messages.add(event, sessionNo: sessionNumbers[event.sessionID] ?? 0, ordinal: ordinal)
                 let json = String(decoding: event.updateJSON, as: UTF8.self)
                 rows.append(
                     "(\(sessionNumbers[event.sessionID] ?? 0),\(ordinal),\(event.seq ?? 0),\(event.timestamp ?? 0),'\(quoted(event.kind))',"
                         + "'\(quoted(event.text))','\(quoted(json))',\(event.contentHash.rawValue),0,'server',\(event.seq ?? 0))"
                 )
             }
-            // The full-text index is fed per transaction, as the store does.
+            // The full-text index is fed per transaction, as the store does, with the messages that
+            // ended (each written once: the store rewrites one still streaming now and then).
             let sql = "INSERT INTO events (session_no, ordinal, seq, ts, kind, text, update_json, content_hash, provisional, origin, event_id) VALUES "
                 + rows.joined(separator: ",\n") + ";\n"
-                + "INSERT INTO events_fts (rowid, text, kind, session) SELECT event_id, text, kind, session FROM events_search "
-                + "WHERE event_id BETWEEN \(page.first?.seq ?? 0) AND \(page.last?.seq ?? 0) AND text <> '';\n"
+                + messages.takeEndedSQL()
                 + "INSERT INTO search_spans (first_event_id, last_event_id, oldest_ts, newest_ts) SELECT min(event_id), max(event_id), min(ts), max(ts) "
                 + "FROM events WHERE event_id BETWEEN \(page.first?.seq ?? 0) AND \(page.last?.seq ?? 0);\n"
                 + "INSERT INTO histories (history_no, identity, history_id, desktop, cursor, first_seen_at) "
@@ -56,7 +59,8 @@ struct ShellIngest {
                 + "ON CONFLICT (history_no) DO UPDATE SET cursor = excluded.cursor;\n"
             try handle.write(contentsOf: Data(sql.utf8))
         }
-        var updates = ""
+        messages.endAll()
+        var updates = messages.takeEndedSQL()
         for (session, count) in ordinals.sorted(by: { $0.key < $1.key }) {
             updates += "UPDATE sessions SET local_event_count = \(count), last_ts = \(lastTS[session] ?? 0) WHERE session_id = '\(session)';\n"
         }
@@ -112,5 +116,70 @@ struct BenchmarkError: Error, CustomStringConvertible {
 
     init(_ description: String) {
         self.description = description
+    }
+}
+
+/// The messages of the shell's ingest, joined as the store joins a session's consecutive chunks of
+/// one kind (`schema/0012_entries.sql`), every other event an entry alone, and written as SQL once
+/// each ends.
+struct ShellMessages {
+    private struct Message {
+        var id: Int64
+        var sessionNo: Int
+        var kind: String
+        var firstOrdinal: Int64
+        var lastOrdinal: Int64
+        var lastID: Int64
+        var events = 1
+        var text: String
+        var timestamp: Int64?
+    }
+
+    private var open: [Int: Message] = [:]
+    private var ended: [Message] = []
+
+    mutating func add(_ event: NewEvent, sessionNo: Int, ordinal: Int64) {
+        let id = event.seq ?? 0
+        guard event.kind.hasSuffix("_chunk") else {
+            // An entry alone (the streamed history's tool calls).
+            if let message = open.removeValue(forKey: sessionNo) { ended.append(message) }
+            ended.append(Message(id: id, sessionNo: sessionNo, kind: event.kind, firstOrdinal: ordinal, lastOrdinal: ordinal,
+                                 lastID: id, text: event.text, timestamp: event.timestamp))
+            return
+        }
+        if var message = open[sessionNo], message.kind == event.kind, message.text.utf8.count < 64 * 1024 {
+            message.lastOrdinal = ordinal
+            message.lastID = id
+            message.events += 1
+            message.text += event.text
+            open[sessionNo] = message
+        } else {
+            if let message = open[sessionNo] { ended.append(message) }
+            open[sessionNo] = Message(id: id, sessionNo: sessionNo, kind: event.kind, firstOrdinal: ordinal, lastOrdinal: ordinal,
+                                      lastID: id, text: event.text, timestamp: event.timestamp)
+        }
+    }
+
+    mutating func endAll() {
+        ended += open.values.sorted { $0.id < $1.id }
+        open = [:]
+    }
+
+    /// The rows of `entries` and `entries_fts` of the messages ended since the last call.
+    mutating func takeEndedSQL() -> String {
+        defer { ended = [] }
+        guard !ended.isEmpty else { return "" }
+        let entries = ended.map { message in
+            let hash = ContentHash(of: Array(message.kind.utf8) + [0] + Array(message.text.utf8)).rawValue
+            return "(\(message.id),\(message.sessionNo),'\(message.kind)','server',\(message.firstOrdinal),\(message.lastOrdinal),"
+                + "\(message.lastID),\(message.events),\(message.text.utf8.count),0,\(message.events),0,\(hash),\(message.timestamp ?? 0))"
+        }
+        let index = ended.map { message in
+            let kind = "k" + message.kind.utf8.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined()
+            return "(\(message.id),'\(message.text.replacing("'", with: "''"))','\(kind)','s\(message.sessionNo)')"
+        }
+        return "INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length, "
+            + "open, indexed_events, indexed_at, text_hash, ts) VALUES " + entries.joined(separator: ",") + ";\n"
+            + "INSERT INTO entries_fts (rowid, text, kind, session) VALUES " + index.joined(separator: ",") + ";\n"
     }
 }

@@ -32,6 +32,9 @@ struct StoreBenchmark: ParsableCommand {
     @Flag(help: "Append all pages inside one transaction, as the shell does (default: one per page).")
     var oneTransaction = false
 
+    @Flag(help: "Stream each session's turns as a model does (thinking and replies in pieces of 2–12 characters cut anywhere) instead of events of about 150 bytes.")
+    var streamed = false
+
     func run() throws {
         let work = try workingDirectory.make(for: "oa-store-bench")
         defer { work.removeIfTemporary() }
@@ -45,7 +48,8 @@ struct StoreBenchmark: ParsableCommand {
         report("| MirrorStore.appendEvents (with FTS) | \(formatted(storeTime.seconds)) | \(rate(storeTime)) |")
 
         if !skipShell {
-            let shell = ShellIngest(directory: workDirectory, events: synthetic.events, sessions: synthetic.sessions, pageSize: pageSize)
+            let shell = ShellIngest(directory: workDirectory, events: synthetic.events, sessions: synthetic.sessions, pageSize: pageSize,
+                                    streamed: streamed)
             let script = try shell.writeScript()
             let withFTS = try shell.run(script: script, migrations: Migration.all, name: "shell-fts.sqlite")
             report("| sqlite3 shell, one transaction (with FTS) | \(formatted(withFTS.seconds)) | \(rate(withFTS)) |")
@@ -59,7 +63,7 @@ struct StoreBenchmark: ParsableCommand {
     private func ingestThroughStore(path: String) throws -> Duration {
         let store = try MirrorStore(path: path)
         let historyKey = try store.createHistory(identity: .bridge, historyID: "store-bench", desktop: "bench", bridgeURL: nil).key
-        var history = SyntheticEvents(count: synthetic.events, sessions: synthetic.sessions)
+        var history = SyntheticEvents(count: synthetic.events, sessions: synthetic.sessions, streamed: streamed)
         var elapsed = Duration.zero
         let clock = ContinuousClock()
         var done = 0

@@ -87,7 +87,8 @@ struct ToolPaths {
     }
 
     /// SQLite's own time to store the mirror's events (`sqlite-baseline.py`, beside this tool's
-    /// sources): a plain rowid table filled by Python's `executemany`, then an FTS5 `'rebuild'`.
+    /// sources): a plain rowid table filled by Python's `executemany`, then the mirror's entries'
+    /// texts into a contentless FTS5 index.
     func sqliteBaseline(mirror: String, into copy: String, timeout: Duration = .seconds(3600)) async throws -> Double {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "sqlite-baseline.py")
         let outcome = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, mirror, copy], timeout: timeout)

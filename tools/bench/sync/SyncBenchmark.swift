@@ -15,7 +15,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         discussion: """
             Uses oa-bridge-sim and oa-sync from the same build directory. The history is seeded into --history the first time (and reused after); the mirror is made anew.
 
-            1. Initial sync: oa-sync --once into an empty mirror; wall time, events/s, oa-sync's peak RSS; beside it, SQLite's own time to store the same rows (Python's sqlite3: executemany into a plain rowid table in transactions of 20,000, then an FTS5 'rebuild' over their text, with the mirror's page size), and the ratio; each run starts once the system has written out what it held to write.
+            1. Initial sync: oa-sync --once into an empty mirror; wall time, events/s, oa-sync's peak RSS; beside it, SQLite's own time to store the same rows (Python's sqlite3: executemany into a plain rowid table in transactions of 20,000, then the texts of the entries the mirror derived from them into a contentless FTS5 index, with the mirror's page size), and the ratio; each run starts once the system has written out what it held to write.
             2. Incremental sync: oa-sync running, the connection cut, 100 events added to a session, the connection allowed again: time from reconnect to caught up, and bytes the bridge sent for it.
             3. Live latency: 1,000 updates/s for --live-seconds; time from the bridge's append to the row committed in the mirror.
 
@@ -67,7 +67,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         print("| initial sync | seconds | CPU seconds | events/s | peak RSS |\n|---|---:|---:|---:|---:|")
         print("| oa-sync --once, \(mirrored) events, \(f(Double(bytes) / 1_048_576, 1)) MiB of updates (largest \(f(Double(largest) / 1_048_576, 2)) MiB) | \(f(initial.seconds)) | \(f(initial.cpuSeconds)) | \(Int(Double(mirrored) / initial.seconds)) | \(f(initial.peakRSSMiB, 1)) MiB |")
         let baseline = try await tools.sqliteBaseline(mirror: mirror, into: work.appending(path: "baseline.sqlite").path)
-        print("| SQLite alone: the same rows by Python's executemany into a plain rowid table, then FTS5 'rebuild' | \(f(baseline)) | | \(Int(Double(mirrored) / baseline)) | |")
+        print("| SQLite alone: the same rows by Python's executemany into a plain rowid table, then the same entries into FTS5 | \(f(baseline)) | | \(Int(Double(mirrored) / baseline)) | |")
         print("| oa-bridge-sim meanwhile (the same two cores) | | \(simulatorCPU.map { f($0) } ?? "?") | | |")
         print("\noa-sync / SQLite alone: \(f(initial.seconds / baseline))× (target ≤ 2×)")
         guard !initialOnly else { return }
