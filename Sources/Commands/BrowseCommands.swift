@@ -150,7 +150,7 @@ package enum BrowseCommands {
     static let search = CommandDefinition(
         words: ["search"], method: "search",
         summary: "Full-text search over every conversation, most relevant first: a hit is a message (its streamed chunks joined) or a tool call, plan or other update; the same text restated is one hit, with how often it recurs. Every word must occur; \"a phrase\", OR, -word (or NOT word), (groups), prefix*, and in:user, in:assistant, in:thinking, in:tool, in:output to look only there. Tool output is left out unless asked for (in:output, --everywhere).",
-        parameters: [CommandParameter("query", .text, positional: true, required: true, "what to look for: words, \"phrases\", OR, -word, (groups), prefix*, in:PLACE, session:, desktop:, since:, until:"),
+        parameters: [CommandParameter("query", .query, positional: true, required: true, "what to look for: words, \"phrases\", OR, -word, (groups), prefix*, in:PLACE, session:, desktop:, since:, until:"),
                      CommandParameter("limit", .integer, "at most this many hits (default 20)"),
                      CommandParameter("session_id", .string, flag: "session", value: "SESSION", "only this session's events (its id or any unique prefix)"),
                      CommandParameter("kind", .string, value: "KIND", "only events of this kind (agent_message_chunk, user_message_chunk, tool_call, …)"),

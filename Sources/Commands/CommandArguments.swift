@@ -37,36 +37,48 @@ public struct CommandArguments: Sendable {
 
 /// Splits a command line into words, shell-style: spaces separate, quotes (' or ") group, a
 /// backslash escapes the next character.
+/// One word of a text line: its text, shell-like quotes and backslashes undone, where it lies in
+/// the line, and whether a quote it opened is still open at the line's end.
+struct LineWord {
+    var text: String
+    var range: Range<String.Index>
+    var unclosedQuote = false
+}
+
+/// Splits a text line into words, as a shell would (`'…'`, `"…"`, `\`); an unclosed quote is
+/// noted on its word, for the command to refuse unless the word is part of a query.
 enum CommandLineWords {
-    static func split(_ line: String) throws(CommandError) -> [String] {
-        var words: [String] = []
+    static func split(_ line: String) -> [LineWord] {
+        var words: [LineWord] = []
         var current = ""
-        var inWord = false
+        var start: String.Index?
         var quote: Character?
         var escaped = false
-        for character in line {
+        var index = line.startIndex
+        while index < line.endIndex {
+            let character = line[index]
             if escaped {
                 current.append(character)
                 escaped = false
-                inWord = true
             } else if character == "\\" && quote != "'" {
                 escaped = true
+                start = start ?? index
             } else if let open = quote {
                 if character == open { quote = nil } else { current.append(character) }
             } else if character == "\"" || character == "'" {
                 quote = character
-                inWord = true
+                start = start ?? index
             } else if character.isWhitespace {
-                if inWord { words.append(current) }
+                if let wordStart = start { words.append(LineWord(text: current, range: wordStart..<index)) }
                 current = ""
-                inWord = false
+                start = nil
             } else {
                 current.append(character)
-                inWord = true
+                start = start ?? index
             }
+            index = line.index(after: index)
         }
-        if quote != nil { throw .badArguments("unclosed quote") }
-        if inWord || escaped { words.append(current) }
+        if let wordStart = start { words.append(LineWord(text: current, range: wordStart..<line.endIndex, unclosedQuote: quote != nil)) }
         return words
     }
 }

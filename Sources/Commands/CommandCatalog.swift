@@ -46,12 +46,12 @@ public enum CommandCatalog {
         return result
     }
 
-    /// The command a text line names, and the words after its own.
-    public static func command(forWords words: [String]) throws(CommandError) -> (CommandDefinition, [String]) {
+    /// The command a text line names, and how many of the words are its own.
+    public static func command(forWords words: [String]) throws(CommandError) -> (CommandDefinition, Int) {
         guard let first = words.first else { throw .unknownCommand("(empty)") }
         let candidates = all.filter { $0.words.first == first }.sorted { $0.words.count > $1.words.count }
         for command in candidates where Array(words.prefix(command.words.count)) == command.words {
-            return (command, Array(words.dropFirst(command.words.count)))
+            return (command, command.words.count)
         }
         throw .unknownCommand(first)
     }
@@ -65,7 +65,7 @@ public enum CommandCatalog {
     /// A param's type as `methods` lists it.
     static func typeName(_ kind: CommandParameter.Kind) -> String {
         switch kind {
-        case .string, .text: "string"
+        case .string, .text, .query: "string"
         case .integer: "integer"
         case .boolean: "boolean"
         case .stringOrInteger: "string|integer"

@@ -8,6 +8,9 @@ public struct CommandParameter: Sendable {
         case boolean
         /// The rest of the command line (as text), or a string (as JSON).
         case text
+        /// The rest of the command line as typed, quotes and all, or a string (as JSON): a search
+        /// query, whose language reads quotes itself (an unbalanced one included).
+        case query
         /// A string or a whole number (a word in the text form).
         case stringOrInteger
     }
@@ -101,24 +104,34 @@ public struct CommandDefinition: Sendable {
         return ([name] + parts).joined(separator: " ")
     }
 
-    /// Reads the text form's words after the command's own into arguments.
-    func arguments(fromWords words: [String]) throws(CommandError) -> CommandArguments {
-        var values = try values(fromWords: words, skipping: [])
+    /// Reads the text form's words after the command's own into arguments (`line`: the line
+    /// they were split from).
+    func arguments(fromWords words: [LineWord], of line: String) throws(CommandError) -> CommandArguments {
+        var values = try values(fromWords: words, of: line, skipping: [])
         // A flag that replaces a positional parameter may come after the positional words: read
         // them again without it, now that the flags are known.
         let replaced = Set(parameters.filter { $0.replacedBy.map { values[$0]?.boolValue == true } ?? false }.map(\.name))
-        if !replaced.isEmpty { values = try self.values(fromWords: words, skipping: replaced) }
+        if !replaced.isEmpty { values = try self.values(fromWords: words, of: line, skipping: replaced) }
         return try validated(CommandArguments(values), fromText: true)
     }
 
     /// The words' values by parameter name, positional words going to the positional parameters
-    /// not in `skipping`, in order.
-    private func values(fromWords words: [String], skipping: Set<String>) throws(CommandError) -> [String: JSONValue] {
+    /// not in `skipping`, in order. A word with an unclosed quote is an error but in a query.
+    private func values(fromWords lineWords: [LineWord], of line: String, skipping: Set<String>) throws(CommandError) -> [String: JSONValue] {
+        let words = lineWords.map(\.text)
         var values: [String: JSONValue] = [:]
         var positionals = parameters.filter { $0.positional && !skipping.contains($0.name) }
         var index = 0
         while index < words.count {
             let word = words[index]
+            if positionals.first?.kind == .query && !isOption(word) {
+                // The rest of the line as typed, up to the first of this command's own options.
+                let end = words[index...].firstIndex { isOption($0) } ?? words.count
+                values[positionals.removeFirst().name] = .string(String(line[lineWords[index].range.lowerBound..<lineWords[end - 1].range.upperBound]))
+                index = end
+                continue
+            }
+            if lineWords[index].unclosedQuote { throw .badArguments("unclosed quote") }
             if word.hasPrefix("--"), word.count > 2 {
                 let body = word.dropFirst(2)
                 let (flag, inlineValue) = body.split(separator: "=", maxSplits: 1).map(String.init).splitPair
@@ -189,7 +202,7 @@ public struct CommandDefinition: Sendable {
                 throw .badArguments("\(parameter.name) must be absent when \(replacement) is true")
             }
             switch parameter.kind {
-            case .string, .text:
+            case .string, .text, .query:
                 guard value.stringValue != nil else { throw .badArguments("\(parameter.name) must be a string") }
             case .integer:
                 let number = value.int64Value ?? (fromText ? value.stringValue.flatMap { Int64($0) } : nil)

@@ -23,9 +23,9 @@ public actor CommandRunner {
 
     /// Runs one text line (`sessions --limit 5`).
     public func run(line: String) async throws(CommandError) -> CommandResult {
-        let words = try CommandLineWords.split(line)
-        let (command, rest) = try CommandCatalog.command(forWords: words)
-        let arguments = try command.arguments(fromWords: rest)
+        let words = CommandLineWords.split(line)
+        let (command, count) = try CommandCatalog.command(forWords: words.map(\.text))
+        let arguments = try command.arguments(fromWords: Array(words.dropFirst(count)), of: line)
         return try await execute(command, arguments)
     }
 

@@ -7,8 +7,8 @@ import MirrorStore
 ///   while any catch-up runs.
 /// - Live updates are indexed with their commit, except during a burst (more were already waiting
 ///   when the batch was taken, or the batch was large) and for `burstSettlingTime` after it: then
-///   only one commit each `burstIndexingInterval` indexes (what waits, in a bounded step), so that
-///   a burst is absorbed at about the speed of its rows alone and what it brings is still
+///   what waits is indexed once each `burstIndexingInterval`, after a commit (`liveCommitted`),
+///   so that a burst is absorbed at about the speed of its rows alone and what it brings is still
 ///   searchable within a second; what is left follows in bounded steps (the next commits and the
 ///   live loop's idle ticks) once it is over, so that no commit after it waits long.
 /// - After many events were indexed in steps, the index is merged once, by the step that finds
@@ -27,8 +27,10 @@ final class SearchIndexing {
     private var catchUpsRunning = 0
     /// When the last live batch that was part of a burst was taken.
     private var lastBurstBatchAt: ContinuousClock.Instant?
-    /// When a live commit last indexed.
+    /// When live commits last indexed.
     private var lastLiveIndexingAt: ContinuousClock.Instant?
+    /// The commit being prepared is followed by indexing what a burst put off.
+    private var indexesAfterCommit = false
     /// Whether a catch-up deferred the index's merging (`SearchIndexMerging.deferred`).
     private var mergingDeferred = false
     /// Transactions of the catch-ups running now.
@@ -68,15 +70,25 @@ final class SearchIndexing {
         catchUpCommits += 1
     }
 
-    /// Before a live batch's commit: notes a burst, and puts indexing off during one but for a
-    /// commit each `burstIndexingInterval`.
+    /// Before a live batch's commit: notes a burst, and puts indexing off during one; once each
+    /// `burstIndexingInterval` of a burst, `liveCommitted()` then indexes what waits.
     func prepareLiveCommit(moreWaiting: Bool, batchSize: Int) {
         let now = ContinuousClock.now
         if moreWaiting || batchSize >= Self.burstBatchSize { lastBurstBatchAt = now }
-        let indexingDue = lastLiveIndexingAt.map { now - $0 >= Self.burstIndexingInterval } ?? true
-        let defers = catchUpsRunning > 0 || (burstIsRecent(at: now) && !indexingDue)
-        if !defers { lastLiveIndexingAt = now }
-        store.defersSearchIndexing = defers
+        let inBurst = burstIsRecent(at: now)
+        store.defersSearchIndexing = catchUpsRunning > 0 || inBurst
+        indexesAfterCommit = catchUpsRunning == 0 && inBurst
+            && lastLiveIndexingAt.map { now - $0 >= Self.burstIndexingInterval } ?? true
+        if indexesAfterCommit { lastLiveIndexingAt = now }
+    }
+
+    /// After a live batch's commit: during a burst, once each `burstIndexingInterval`, indexes
+    /// everything put off (in a transaction of its own: the burst's events of that interval, a
+    /// step that grows with the burst's rate, not with its length).
+    func liveCommitted() throws {
+        guard indexesAfterCommit else { return }
+        indexesAfterCommit = false
+        indexedSinceMerge += try store.indexPendingSearchText()
     }
 
     /// On the live loop's tick: with nothing waiting, no catch-up and no burst lately, what was

@@ -162,6 +162,7 @@ extension SyncEngine {
         guard !continuing.isEmpty else { return }
         indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
         let outcome = try store.appendEvents(updates.keeping(continuing), history: history, advancingHistoryCursorTo: next - 1)
+        try indexing.liveCommitted()
         link.report.eventsWritten += outcome.inserted
     }
 

@@ -96,6 +96,7 @@ extension SyncEngine {
         let link = links[id]
         indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
         let outcome = try store.appendEvents(updates, history: link.history)
+        try indexing.liveCommitted()
         link.report.eventsWritten += outcome.inserted
         let now = ContinuousClock.now
         for sessionID in updates.sessionIDs { link.liveSessions[sessionID] = now }

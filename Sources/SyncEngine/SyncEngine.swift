@@ -75,6 +75,12 @@ public actor SyncEngine {
     public func finish() {
         checkpointer.stop()
         do {
+            // Messages still streaming whose rows lag behind: nothing will index them after this.
+            try store.catchUpStreamingEntries()
+        } catch {
+            logger.warning("final search indexing failed", metadata: ["error": "\(error)"])
+        }
+        do {
             try store.checkpoint()
         } catch {
             logger.warning("final checkpoint failed", metadata: ["error": "\(error)"])
@@ -120,6 +126,7 @@ public actor SyncEngine {
             try await connectAndRunOnce(link)
             // Live updates applied at the very end may still wait: nothing will tick for them.
             try await indexPendingSearchText()
+            try store.catchUpStreamingEntries()
         } catch {
             // A certificate that is not the one pinned leaves the mirror as it was.
             if case BridgeError.certificateMismatch = error {} else { try? recordProblem(error, link) }

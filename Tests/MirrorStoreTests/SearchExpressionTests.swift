@@ -1,7 +1,6 @@
 import Foundation
 import TestSupport
 import Testing
-import ToolSupport
 @testable import MirrorStore
 
 /// The query language: one reading of what people type, total (every input is a query), compiled
@@ -65,20 +64,12 @@ struct SearchExpressionTests {
     private static func searchGeneratedQueries() throws {
         let directory = try TemporaryDirectory()
         let store = try MirrorStore(path: directory.path("mirror.sqlite"))
-        try store.appendEvents(["the reconnect test is flaky", "backoff with jitter", "status:500 from {api}", "NEAR(a b) and \"quotes\"",
-                                "vis-timeline élan"].enumerated().map { index, text in
+        try store.appendEvents(GeneratedQueries.texts.enumerated().map { index, text in
             let json = #"{"sessionUpdate":"agent_message_chunk"}"#
             return NewEvent(sessionID: "s\(index % 2)", seq: Int64(index + 1), kind: "agent_message_chunk", text: text, updateJSON: Array(json.utf8))
         })
-        let pieces = ["flaky", "test", "OR", "NOT", "AND", "-", "(", ")", "\"", "*", "pars*", "in:user", "in:output", "in:", "status:500",
-                      "{", "}", "NEAR(", "NEAR", ":", "^", "+", "\u{0}", "\u{301}", "é", "日本", "\"backoff with", "jitter\"", "-(", "x-y",
-                      "''", "\\", "col:", "{text}", "*a", "a**", "--", "OR)", "(NOT"]
-        var random = SplitMix64(seed: 31)
         var found = 0
-        for _ in 0..<10_000 {
-            let count = Int.random(in: 0...8, using: &random)
-            let query = (0..<count).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
-                .joined(separator: Bool.random(using: &random) ? " " : "")
+        for query in GeneratedQueries.make() {
             do {
                 found += try store.search(query, limit: 5).count
             } catch {

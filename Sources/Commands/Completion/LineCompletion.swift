@@ -67,7 +67,7 @@ public struct LineCompletion: Sendable, Equatable {
         let options = command.parameters.filter { !$0.positional && !given.contains($0.name) }.map(\.flag)
         let positionals = command.parameters.filter { $0.positional && !($0.replacedBy.map(given.contains) ?? false) }
         // Words after the start of a text parameter belong to it.
-        if positionals.prefix(positionalCount).contains(where: { $0.kind == .text }) { return [] }
+        if positionals.prefix(positionalCount).contains(where: { $0.kind == .text || $0.kind == .query }) { return [] }
         guard positionalCount < positionals.count else { return options }
         return ids(for: positionals[positionalCount], of: command, typing: word, known: known) + options
     }

@@ -90,21 +90,26 @@ final class EntryWriter {
 
     func add(_ event: DerivedEvent) throws {
         guard !sessionsOutOfOrder.contains(event.sessionNo) else { return }
-        var state = try sessionState(event.sessionNo)
+        // Taken out of the dictionary while it changes: its message's texts grow in place, not copied each time.
+        var state = try sessions.removeValue(forKey: event.sessionNo) ?? sessionState(event.sessionNo)
         guard event.ordinal > state.lastOrdinal else {
+            sessions[event.sessionNo] = state
             sessionsOutOfOrder.insert(event.sessionNo)
             return
         }
         state.lastOrdinal = event.ordinal
         if Self.messageKinds.contains(event.kind) {
-            if var open = state.open, open.kind == event.kind, open.origin == event.origin, !Self.endsPart(open, before: event) {
-                open.lastOrdinal = event.ordinal
-                open.lastEventID = event.id
-                open.events += 1
-                open.length += Int64(event.text.utf8.count)
-                open.texts?.append(event.text)
-                open.grew = true
-                state.open = open
+            let continues = state.open.map {
+                $0.kind == event.kind && $0.origin == event.origin && !Self.endsPart($0, before: event)
+            } ?? false
+            if continues {
+                // In place: the texts are appended to, not copied.
+                state.open?.lastOrdinal = event.ordinal
+                state.open?.lastEventID = event.id
+                state.open?.events += 1
+                state.open?.length += Int64(event.text.utf8.count)
+                state.open?.texts?.append(event.text)
+                state.open?.grew = true
             } else {
                 if let open = state.open { try write(open, open: false) }
                 state.open = Message(
@@ -160,8 +165,8 @@ final class EntryWriter {
         try write(message, open: true)
     }
 
+    /// The state of a session not seen yet in this pass.
     private func sessionState(_ sessionNo: Int64) throws -> SessionState {
-        if let state = sessions[sessionNo] { return state }
         guard !fresh else { return SessionState(open: nil, lastOrdinal: -1) }
         let open = try database.queryFirst(
             "SELECT \(Self.messageColumns()) FROM entries WHERE session_no = ?1 AND open = 1", [sessionNo]

@@ -95,6 +95,13 @@ extension MirrorStore {
         ) != nil
     }
 
+    /// Rewrites now the rows of the messages still streaming that lag behind their chunks, however
+    /// recently they were written: for the end of a run, after which nothing indexes again.
+    public func catchUpStreamingEntries() throws {
+        guard try database.scalarInt64("SELECT 1 FROM entries WHERE indexed_events < events LIMIT 1") != nil else { return }
+        try write { try refreshLaggingEntries(all: true) }
+    }
+
     /// Rewrites the rows of the messages whose rows lag behind their chunks for longer than
     /// `streamingEntryRefresh` (or for any time, if `all`), in the caller's transaction.
     func refreshLaggingEntries(all: Bool = false) throws {

@@ -32,6 +32,7 @@ struct Report {
             | mirrored exactly once (seqs \(sync.timing.burst.firstSeq)…\(sync.timing.burst.lastSeq)) | \(sync.rows) rows, \(sync.distinctSeqs) distinct seqs | \(count), \(count) | \(sync.exactlyOnce ? "yes" : "no") |
             | caught up before the burst, exactly once | \(sync.catchUpRows) distinct seqs | \(sync.catchUpCount) | \(sync.catchUpRows == sync.catchUpCount ? "yes" : "no") |
             | updates absorbed per second | \(Int(Double(count) / sync.timing.absorbing)) (baseline \(Int(Double(count) / baseline.absorbing))) | | |
+            | an update found by search after its commit, p50 / p95 / max (\(sync.search.delays.count) sampled during the burst, \(sync.search.unfound) not found in \(Int(SearchProbe.patience.seconds)) s) | \(f(sync.search.seconds(at: 50))) / **\(f(sync.search.seconds(at: 95)))** / \(f(sync.search.seconds(at: 100))) s | p95 ≤ 1 s | \(sync.search.seconds(at: 95) <= 1 ? "yes" : "no") |
             """)
     }
 

@@ -16,6 +16,8 @@ struct SyncOutcome {
     /// Mirrored events of the updates stored before oa-sync started, and how many were stored.
     let catchUpRows: Int64
     let catchUpCount: Int64
+    /// How long after its commit search found an update, sampled during the burst.
+    let search: SearchProbe
 
     var exactlyOnce: Bool {
         rows == timing.burst.lastSeq - timing.burst.firstSeq + 1 && distinctSeqs == rows && catchUpRows == catchUpCount
@@ -44,8 +46,10 @@ enum SyncPhase {
                 }
                 defer { group.cancelAll() }
                 let database = try await waitUntilLive(mirror: mirror.path, sync: sync, log: log, deadline: deadline)
+                let probe = try SearchProbe(mirror: mirror.path)
                 let burst = try await BurstTrigger.fire(url: url, count: count, bytes: bytes, deadline: deadline)
-                let absorbed = try await waitForCursor(burst, database: database, sync: sync, log: log, deadline: deadline)
+                let absorbed = try await waitForCursor(burst, database: database, probe: probe, sync: sync, log: log, deadline: deadline)
+                await probe.finish()
                 let (rows, distinct) = try database.queryFirst(
                     "SELECT count(*), count(DISTINCT seq) FROM events WHERE seq BETWEEN ? AND ?", [burst.firstSeq, burst.lastSeq]
                 ) { ($0.int64(0), $0.int64(1)) } ?? (0, 0)
@@ -58,7 +62,7 @@ enum SyncPhase {
                 return SyncOutcome(timing: BurstTiming(burst: burst, absorbed: absorbed), peakKiB: peak,
                                    highestSampledKiB: samples.value.load(ordering: .relaxed),
                                    rows: rows, distinctSeqs: distinct, catchUpRows: caughtUp,
-                                   catchUpCount: catchUp.map { $0.lastSeq - $0.firstSeq + 1 } ?? 0)
+                                   catchUpCount: catchUp.map { $0.lastSeq - $0.firstSeq + 1 } ?? 0, search: probe)
             }
             await children.stop(sync)
             return outcome
@@ -88,11 +92,14 @@ enum SyncPhase {
         }
     }
 
-    /// Polls the mirror's history cursor until it reaches the burst's last seq; returns when.
-    private static func waitForCursor(_ burst: FiredBurst, database: Database, sync: Process, log: URL, deadline: Deadline) async throws -> ContinuousClock.Instant {
+    /// Polls the mirror's history cursor until it reaches the burst's last seq, `probe` searching
+    /// meanwhile; returns when.
+    private static func waitForCursor(_ burst: FiredBurst, database: Database, probe: SearchProbe, sync: Process, log: URL,
+                                      deadline: Deadline) async throws -> ContinuousClock.Instant {
         while true {
             let cursor = try database.scalarInt64("SELECT max(cursor) FROM histories") ?? 0
             if cursor >= burst.lastSeq { return .now }
+            probe.observe(cursor: cursor, burst: burst)
             let done = max(0, cursor - burst.firstSeq + 1)
             try check(sync, log: log, deadline: deadline, awaiting: "the mirror's history cursor to reach \(burst.lastSeq)",
                       seen: "cursor \(cursor): \(done) of \(burst.lastSeq - burst.firstSeq + 1) updates mirrored")
