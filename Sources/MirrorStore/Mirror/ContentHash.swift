@@ -13,13 +13,22 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
 
     /// Hashes `bytes`.
     public init(of bytes: [UInt8]) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        bytes.withUnsafeBufferPointer { buffer in
-            for byte in buffer {
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine($0) }
+        self.rawValue = hasher.value
+    }
+
+    /// FNV-1a over bytes given in parts.
+    struct Hasher {
+        private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        mutating func combine(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes {
                 hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
             }
         }
-        self.rawValue = Int64(bitPattern: hash)
+
+        var value: Int64 { Int64(bitPattern: hash) }
     }
 
     public var description: String {

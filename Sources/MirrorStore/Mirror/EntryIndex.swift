@@ -19,6 +19,10 @@ enum EntryIndex {
 
     /// The hash that groups entries restating one text: of the kind and the text.
     static func textHash(kind: String, text: String) -> Int64 {
-        ContentHash(of: Array(kind.utf8) + [0] + Array(text.utf8)).rawValue
+        var hasher = ContentHash.Hasher()
+        hasher.combine(kind.utf8)
+        hasher.combine(CollectionOfOne(0))
+        hasher.combine(text.utf8)
+        return hasher.value
     }
 }

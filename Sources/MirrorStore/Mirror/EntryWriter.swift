@@ -27,9 +27,10 @@ struct DerivedEvent {
 ///
 /// Events are given session by session in the order of their ordinals (a session's events may be
 /// interleaved with other sessions'). A message is written when it ends; one still open when the
-/// events run out is written if it is new, else rewritten only if its row is older than
-/// `MirrorStore.streamingEntryRefresh` (left lagging otherwise, for `refreshLaggingEntries`): its
-/// growth costs one row update per pass, its index a rewrite at most twice a second.
+/// events run out is written if it is new (but in a `bulk` pass), else rewritten only if its row
+/// is older than `MirrorStore.streamingEntryRefresh` (left lagging otherwise, for
+/// `refreshLaggingEntries`): its growth costs one row update per pass, its index a rewrite at most
+/// once per refresh interval.
 ///
 /// An event whose ordinal is not past every ordinal already derived for its session (a timeline
 /// that was not appended to, but changed) is not derived: its session is listed in
@@ -41,6 +42,7 @@ final class EntryWriter {
     private let lastEventID: Int64
     private var sessions: [Int64: SessionState] = [:]
     private(set) var sessionsOutOfOrder: Set<Int64> = []
+    private var newRows = NewEntryRows()
 
     /// The kinds whose consecutive events form one message.
     static let messageKinds: Set<String> = ["user_message_chunk", "agent_message_chunk", "agent_thought_chunk"]
@@ -49,14 +51,24 @@ final class EntryWriter {
 
     /// - Parameter fresh: the sessions' entries are known to be none (a derivation from the
     ///   start): nothing is read from `entries`.
-    init(database: Database, now: Int64, lastEventID: Int64, fresh: Bool = false) {
+    /// - Parameter insertsSingles: writes the entries of single events too; if false, the caller
+    ///   writes them in bulk (`MirrorStore.insertSingleEntries`) after `finish()`, and the texts of
+    ///   single events need not be given.
+    /// - Parameter bulk: a pass of many events (a catch-up's): a message it leaves open and that
+    ///   began in it is stored without its row in the index, lagging, as a streaming message's
+    ///   may (the next pass most likely ends it, and writes its row once).
+    init(database: Database, now: Int64, lastEventID: Int64, fresh: Bool = false, insertsSingles: Bool = true, bulk: Bool = false) {
         self.database = database
         self.now = now
         self.lastEventID = lastEventID
         self.fresh = fresh
+        self.insertsSingles = insertsSingles
+        self.bulk = bulk
     }
 
     private let fresh: Bool
+    private let insertsSingles: Bool
+    private let bulk: Bool
 
     private struct SessionState {
         var open: Message?
@@ -123,7 +135,7 @@ final class EntryWriter {
                 try write(open, open: false)
                 state.open = nil
             }
-            if !event.text.isEmpty { try insertSingle(event) }
+            if insertsSingles && !event.text.isEmpty { try insertSingle(event) }
         }
         sessions[event.sessionNo] = state
     }
@@ -141,6 +153,7 @@ final class EntryWriter {
     /// Writes the messages still open, as the type's documentation says.
     func finish() throws {
         for sessionNo in sessions.keys.sorted() { try finish(session: sessionNo) }
+        try newRows.flush(database: database)
     }
 
     /// Writes the message still open of one session, as `finish()` does, and forgets the
@@ -149,7 +162,9 @@ final class EntryWriter {
     func finish(session sessionNo: Int64) throws {
         defer { sessions[sessionNo] = nil }
         if !sessionsOutOfOrder.contains(sessionNo), let open = sessions[sessionNo]?.open, open.grew {
-            if !open.stored || open.indexedAt.map({ now - $0 >= MirrorStore.streamingEntryRefresh }) ?? true {
+            if !open.stored {
+                try write(open, open: true, indexing: !bulk)
+            } else if open.indexedAt.map({ now - $0 >= MirrorStore.streamingEntryRefresh }) ?? true {
                 try write(open, open: true)
             } else {
                 try database.run(
@@ -168,12 +183,14 @@ final class EntryWriter {
     /// The state of a session not seen yet in this pass.
     private func sessionState(_ sessionNo: Int64) throws -> SessionState {
         guard !fresh else { return SessionState(open: nil, lastOrdinal: -1) }
-        let open = try database.queryFirst(
-            "SELECT \(Self.messageColumns()) FROM entries WHERE session_no = ?1 AND open = 1", [sessionNo]
-        ) { Self.message($0) }
-        let lastEntry = try database.scalarInt64(
-            "SELECT last_ordinal FROM entries WHERE session_no = ?1 ORDER BY first_ordinal DESC LIMIT 1", [sessionNo]
-        )
+        // One statement: its open message, if any, and the last ordinal of its last entry.
+        let (open, lastEntry) = try database.queryFirst(
+            """
+            SELECT \(Self.messageColumns(of: "o")), (SELECT last_ordinal FROM entries WHERE session_no = ?1 ORDER BY first_ordinal DESC LIMIT 1)
+            FROM (SELECT 1) LEFT JOIN entries o ON o.session_no = ?1 AND o.open = 1
+            """,
+            [sessionNo]
+        ) { row in (row.isNull(0) ? nil : Self.message(row), row.optionalInt64(12)) } ?? (nil, nil)
         return SessionState(open: open, lastOrdinal: max(lastEntry ?? -1, open?.lastOrdinal ?? -1))
     }
 
@@ -192,8 +209,20 @@ final class EntryWriter {
                 texts: nil, stored: true, grew: false)
     }
 
-    /// Writes `message`'s row in `entries` and its row in the index, replacing the one it had.
-    private func write(_ message: Message, open: Bool) throws {
+    /// Writes `message`'s row in `entries` and its row in the index (unless not `indexing`),
+    /// replacing the one it had.
+    private func write(_ message: Message, open: Bool, indexing: Bool = true) throws {
+        if !message.stored {
+            let text = indexing ? message.texts?.joined() ?? "" : ""
+            try newRows.append(NewEntryRows.Row(
+                entryID: message.entryID, sessionNo: message.sessionNo, kind: message.kind, origin: message.origin,
+                firstOrdinal: message.firstOrdinal, lastOrdinal: message.lastOrdinal, lastEventID: message.lastEventID,
+                events: message.events, length: message.length, open: open, indexed: indexing, text: text,
+                textHash: indexing && !text.isEmpty ? EntryIndex.textHash(kind: message.kind, text: text) : nil,
+                timestamp: message.timestamp, indexedAt: now
+            ), database: database)
+            return
+        }
         let texts = try message.texts ?? Self.chunkTexts(of: message, upTo: lastEventID, database: database)
         if message.indexedEvents > 0 {
             let indexed = texts.prefix(Int(message.indexedEvents)).joined()

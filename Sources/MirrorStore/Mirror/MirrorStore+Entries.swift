@@ -11,15 +11,49 @@ extension MirrorStore {
     /// their ids, in the caller's transaction; a session found changed rather than appended to is
     /// derived again whole (up to `last`).
     func deriveEntries(after first: Int64, through last: Int64) throws {
-        let writer = EntryWriter(database: database, now: clock.now(), lastEventID: last)
+        let now = clock.now()
+        let writer = EntryWriter(database: database, now: now, lastEventID: last, insertsSingles: false,
+                                 bulk: last - first >= Self.bulkPass)
+        // The texts of messages' chunks only: single events are written in bulk, after.
         _ = try database.query(
-            "SELECT \(DerivedEvent.columns) FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id", [first, last]
+            """
+            SELECT event_id, session_no, ordinal, kind, origin, CASE WHEN \(Self.isMessageKind) THEN text ELSE '' END, ts
+            FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id
+            """,
+            [first, last]
         ) { try writer.add(DerivedEvent(row: $0)) }
         try writer.finish()
+        try insertSingleEntries(after: first, through: last, now: now)
         for sessionNo in writer.sessionsOutOfOrder.sorted() {
             try withdrawEntries(ofSession: sessionNo)
             try deriveEntries(ofSession: sessionNo, through: last)
         }
+    }
+
+    /// Events in a pass from which it is a catch-up's (`EntryWriter`'s `bulk`).
+    static let bulkPass: Int64 = 1_000
+
+    /// `kind IN (…)`: the kinds whose events form messages.
+    private static let isMessageKind = "kind IN (" + EntryWriter.messageKinds.sorted().map { "'\($0)'" }.joined(separator: ", ") + ")"
+
+    /// Writes the entries of the single events (every one with text that is not a chunk of a
+    /// message) with ids in `after` < id ≤ `last`, and their rows in the index: two statements for
+    /// them all, as `EntryWriter` would write them one by one.
+    private func insertSingleEntries(after first: Int64, through last: Int64, now: Int64) throws {
+        let singles = "FROM events WHERE event_id > ?1 AND event_id <= ?2 AND text <> '' AND NOT \(Self.isMessageKind)"
+        try database.run(
+            """
+            INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
+                                 open, indexed_events, indexed_at, text_hash, ts)
+            SELECT event_id, session_no, kind, origin, ordinal, ordinal, event_id, 1, length(CAST(text AS BLOB)),
+                   0, 1, ?3, \(EntryTextHash.functionName)(kind, text), ts \(singles)
+            """,
+            [first, last, now]
+        )
+        try database.run(
+            "INSERT INTO entries_fts (rowid, text, kind, session) SELECT event_id, text, 'k' || hex(kind), 's' || session_no \(singles)",
+            [first, last]
+        )
     }
 
     /// Runs `body`, which changes indexed events of a session (deletes or moves them), with the

@@ -69,6 +69,7 @@ public final class MirrorStore {
         }
         try database.setPageCacheSize(kibibytes: Self.pageCacheKiB)
         try SearchRank.register(on: database)
+        try EntryTextHash.register(on: database)
         if mode == .readOnly {
             try mapForReading()
         }

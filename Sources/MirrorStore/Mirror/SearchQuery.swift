@@ -165,7 +165,13 @@ extension MirrorStore {
     /// The token that stands for `kind` in the index's kind column: `k` and the hex of its UTF-8,
     /// as `EntryIndex` writes it.
     static func kindToken(_ kind: String) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return "k" + String(kind.utf8.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
+        let digits = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = [UInt8(ascii: "k")]
+        bytes.reserveCapacity(1 + 2 * kind.utf8.count)
+        for byte in kind.utf8 {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
