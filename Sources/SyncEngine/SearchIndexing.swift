@@ -92,9 +92,17 @@ final class SearchIndexing {
     }
 
     /// On the live loop's tick: with nothing waiting, no catch-up and no burst lately, what was
-    /// put off goes on, a step a tick.
+    /// put off goes on, a step a tick; while a burst settles, what its last commits put off is
+    /// indexed each `burstIndexingInterval` still.
     func tick(notificationsWaiting: Int) throws {
-        guard catchUpsRunning == 0 && notificationsWaiting == 0 && !burstIsRecent() else { return }
+        guard catchUpsRunning == 0 && notificationsWaiting == 0 else { return }
+        let now = ContinuousClock.now
+        guard !burstIsRecent(at: now) else {
+            guard lastLiveIndexingAt.map({ now - $0 >= Self.burstIndexingInterval }) ?? true else { return }
+            lastLiveIndexingAt = now
+            indexedSinceMerge += try store.indexPendingSearchText()
+            return
+        }
         store.defersSearchIndexing = false
         try step()
     }

@@ -52,16 +52,26 @@ struct EntriesTests {
     func longMessageInParts() throws {
         let words = (0..<60_000).map { "w\($0)" }
         try store.appendEvents(streamed(words.joined(separator: " "), seed: 9))
-        // A pass of so many events is a catch-up's: the part it leaves open waits for the next
-        // indexing step (as a streaming message's row does), here once the refresh interval is past.
-        #expect(try store.database.scalarInt64("SELECT count(*) FROM entries WHERE indexed_events < events") == 1)
-        clock.advance(by: MirrorStore.streamingEntryRefresh)
-        try store.indexPendingSearchText()
         let parts = try store.database.query("SELECT length FROM entries ORDER BY entry_id") { $0.int64(0) }
         #expect(parts.count >= 5 && parts.allSatisfy { $0 <= 2 * EntryWriter.partLength }, "\(parts)")
         for word in stride(from: 0, to: words.count, by: 997).map({ words[$0] }) {
             #expect(try store.search(word).count == 1, "\(word)")
         }
+    }
+
+    @Test("a pass that leaves many new messages open (a catch-up across sessions) indexes them when they end or lag")
+    func manyOpenMessages() throws {
+        let sessions = EntryWriter.manyNewOpenMessages + 1
+        try store.appendEvents((0..<sessions).flatMap { streamed("reply number \($0) ", session: "s\($0)", seed: UInt64($0)) })
+        #expect(try store.database.scalarInt64("SELECT count(*) FROM entries WHERE indexed_events = 0") == Int64(sessions))
+        #expect(try store.search("reply").isEmpty, "lagging")
+        try store.appendEvents((0..<sessions).map { entryEvent("s\($0)", text: "done") })
+        #expect(try store.search("reply", limit: 1000).count == sessions, "ended by the next pass, each written once")
+        try store.appendEvents((0..<sessions).flatMap { streamed("second reply ", session: "s\($0)", seed: UInt64($0)) })
+        clock.advance(by: MirrorStore.streamingEntryRefresh)
+        try store.indexPendingSearchText()
+        let second = try store.search("second", limit: 1000)
+        #expect(second.count == 1 && second.first?.occurrences == sessions, "or once lagging longer than the refresh interval")
     }
 
     @Test("a snippet of a long message is at most 240 characters of whole words, every term marked")

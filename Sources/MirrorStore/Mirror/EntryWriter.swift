@@ -27,7 +27,7 @@ struct DerivedEvent {
 ///
 /// Events are given session by session in the order of their ordinals (a session's events may be
 /// interleaved with other sessions'). A message is written when it ends; one still open when the
-/// events run out is written if it is new (but in a `bulk` pass), else rewritten only if its row
+/// events run out is written if it is new (but when many are: `manyNewOpenMessages`), else rewritten only if its row
 /// is older than `MirrorStore.streamingEntryRefresh` (left lagging otherwise, for
 /// `refreshLaggingEntries`): its growth costs one row update per pass, its index a rewrite at most
 /// once per refresh interval.
@@ -54,21 +54,24 @@ final class EntryWriter {
     /// - Parameter insertsSingles: writes the entries of single events too; if false, the caller
     ///   writes them in bulk (`MirrorStore.insertSingleEntries`) after `finish()`, and the texts of
     ///   single events need not be given.
-    /// - Parameter bulk: a pass of many events (a catch-up's): a message it leaves open and that
-    ///   began in it is stored without its row in the index, lagging, as a streaming message's
-    ///   may (the next pass most likely ends it, and writes its row once).
-    init(database: Database, now: Int64, lastEventID: Int64, fresh: Bool = false, insertsSingles: Bool = true, bulk: Bool = false) {
+    init(database: Database, now: Int64, lastEventID: Int64, fresh: Bool = false, insertsSingles: Bool = true) {
         self.database = database
         self.now = now
         self.lastEventID = lastEventID
         self.fresh = fresh
         self.insertsSingles = insertsSingles
-        self.bulk = bulk
     }
 
     private let fresh: Bool
     private let insertsSingles: Bool
-    private let bulk: Bool
+    /// The messages that began in this pass and are still open are stored without their rows in
+    /// the index, lagging (`finish()` decides).
+    private var lagsNewMessages = false
+
+    /// More messages begun and left open by one pass than this, and the pass is a catch-up's
+    /// across many sessions: their rows wait, lagging, as a streaming message's may (the next pass
+    /// most likely ends them, and writes each row once rather than twice).
+    static let manyNewOpenMessages = 64
 
     private struct SessionState {
         var open: Message?
@@ -152,6 +155,7 @@ final class EntryWriter {
 
     /// Writes the messages still open, as the type's documentation says.
     func finish() throws {
+        lagsNewMessages = sessions.values.count { $0.open.map { !$0.stored } ?? false } > Self.manyNewOpenMessages
         for sessionNo in sessions.keys.sorted() { try finish(session: sessionNo) }
         try newRows.flush(database: database)
     }
@@ -163,7 +167,7 @@ final class EntryWriter {
         defer { sessions[sessionNo] = nil }
         if !sessionsOutOfOrder.contains(sessionNo), let open = sessions[sessionNo]?.open, open.grew {
             if !open.stored {
-                try write(open, open: true, indexing: !bulk)
+                try write(open, open: true, indexing: !lagsNewMessages)
             } else if open.indexedAt.map({ now - $0 >= MirrorStore.streamingEntryRefresh }) ?? true {
                 try write(open, open: true)
             } else {

@@ -12,8 +12,7 @@ extension MirrorStore {
     /// derived again whole (up to `last`).
     func deriveEntries(after first: Int64, through last: Int64) throws {
         let now = clock.now()
-        let writer = EntryWriter(database: database, now: now, lastEventID: last, insertsSingles: false,
-                                 bulk: last - first >= Self.bulkPass)
+        let writer = EntryWriter(database: database, now: now, lastEventID: last, insertsSingles: false)
         // The texts of messages' chunks only: single events are written in bulk, after.
         _ = try database.query(
             """
@@ -29,9 +28,6 @@ extension MirrorStore {
             try deriveEntries(ofSession: sessionNo, through: last)
         }
     }
-
-    /// Events in a pass from which it is a catch-up's (`EntryWriter`'s `bulk`).
-    static let bulkPass: Int64 = 1_000
 
     /// `kind IN (…)`: the kinds whose events form messages.
     private static let isMessageKind = "kind IN (" + EntryWriter.messageKinds.sorted().map { "'\($0)'" }.joined(separator: ", ") + ")"
