@@ -218,12 +218,11 @@ final class EntryWriter {
     private func write(_ message: Message, open: Bool, indexing: Bool = true) throws {
         if !message.stored {
             let text = indexing ? message.texts?.joined() ?? "" : ""
+            var written = message
+            written.texts = nil
             try newRows.append(NewEntryRows.Row(
-                entryID: message.entryID, sessionNo: message.sessionNo, kind: message.kind, origin: message.origin,
-                firstOrdinal: message.firstOrdinal, lastOrdinal: message.lastOrdinal, lastEventID: message.lastEventID,
-                events: message.events, length: message.length, open: open, indexed: indexing, text: text,
-                textHash: indexing && !text.isEmpty ? EntryIndex.textHash(kind: message.kind, text: text) : nil,
-                timestamp: message.timestamp, indexedAt: now
+                message: written, open: open, indexed: indexing, text: text,
+                textHash: indexing && !text.isEmpty ? EntryIndex.textHash(kind: message.kind, text: text) : nil, indexedAt: now
             ), database: database)
             return
         }

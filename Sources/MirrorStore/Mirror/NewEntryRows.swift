@@ -3,21 +3,13 @@
 /// each (as `INSERT … ON CONFLICT`) cost more than deriving them.
 struct NewEntryRows {
     struct Row {
-        var entryID: Int64
-        var sessionNo: Int64
-        var kind: String
-        var origin: String
-        var firstOrdinal: Int64
-        var lastOrdinal: Int64
-        var lastEventID: Int64
-        var events: Int64
-        var length: Int64
+        /// The message (its texts left out: `text` has them joined).
+        var message: EntryWriter.Message
         var open: Bool
         /// Its text goes into the index now (`text`); if false, it waits, lagging.
         var indexed: Bool
         var text: String
         var textHash: Int64?
-        var timestamp: Int64?
         var indexedAt: Int64
     }
 
@@ -34,19 +26,21 @@ struct NewEntryRows {
     mutating func flush(database: Database) throws {
         defer { rows.removeAll(keepingCapacity: true) }
         try write(rows, database: database, sql: Self.entriesSQL) { row, statement, first in
+            let message = row.message
             let values: [DatabaseValue] = [
-                .integer(row.entryID), .integer(row.sessionNo), .text(row.kind), .text(row.origin), .integer(row.firstOrdinal),
-                .integer(row.lastOrdinal), .integer(row.lastEventID), .integer(row.events), .integer(row.length),
-                .integer(row.open ? 1 : 0), .integer(row.indexed ? row.events : 0), row.textHash.map(DatabaseValue.integer) ?? .null,
-                row.timestamp.map(DatabaseValue.integer) ?? .null, .integer(row.indexedAt),
+                .integer(message.entryID), .integer(message.sessionNo), .text(message.kind), .text(message.origin),
+                .integer(message.firstOrdinal), .integer(message.lastOrdinal), .integer(message.lastEventID), .integer(message.events),
+                .integer(message.length), .integer(row.open ? 1 : 0), .integer(row.indexed ? message.events : 0),
+                row.textHash.map(DatabaseValue.integer) ?? .null, message.timestamp.map(DatabaseValue.integer) ?? .null,
+                .integer(row.indexedAt),
             ]
             for (offset, value) in values.enumerated() { try statement.bind(value, at: first + Int32(offset)) }
         }
         try write(rows.filter { $0.indexed && !$0.text.isEmpty }, database: database, sql: Self.indexSQL) { row, statement, first in
-            try statement.bind(.integer(row.entryID), at: first)
+            try statement.bind(.integer(row.message.entryID), at: first)
             try statement.bind(.text(row.text), at: first + 1)
-            try statement.bind(.text(MirrorStore.kindToken(row.kind)), at: first + 2)
-            try statement.bind(.text("s\(row.sessionNo)"), at: first + 3)
+            try statement.bind(.text(MirrorStore.kindToken(row.message.kind)), at: first + 2)
+            try statement.bind(.text("s\(row.message.sessionNo)"), at: first + 3)
         }
     }
 
