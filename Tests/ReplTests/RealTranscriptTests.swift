@@ -53,6 +53,58 @@ struct RealTranscriptTests {
         try await onThreadOfItsOwn(Self.checkExports)
     }
 
+    @Test("search finds the replies' words, cut across chunks, once per message; restated texts are one hit; snippets begin at a word")
+    func search() async throws {
+        try await onThreadOfItsOwn(Self.checkSearch)
+    }
+
+    private static func checkSearch() throws {
+        let mirrored = try Mirrored()
+        var searched = 0
+        for transcript in mirrored.transcripts {
+            let sessionID = Mirrored.sessionID(transcript, .desktop)
+            let replies = transcript.parts.compactMap { part -> String? in
+                if case .assistant(let text) = part { return text } else { return nil }
+            }
+            // The longest words of each reply: the likeliest to be cut across its pieces.
+            for reply in replies {
+                let words = reply.split { !$0.isLetter }.filter { $0.count >= 10 && $0.allSatisfy(\.isASCII) }
+                guard let longest = words.max(by: { $0.count < $1.count }) else { continue }
+                let word = String(longest)
+                let hits = try mirrored.store.search(word, filter: SearchFilter(sessionID: sessionID, kind: "agent_message_chunk"), limit: 50)
+                #expect(!hits.isEmpty, "\(transcript.name): \(word)")
+                #expect(Set(hits.map { $0.eventID }).count == hits.count)
+                searched += 1
+            }
+        }
+        #expect(searched >= 50)
+        for query in ["token usage", "test", "file", "the"] {
+            let hits = try mirrored.store.search(query, filter: SearchFilter(everywhere: true), limit: 20)
+            var texts = Set<String>()
+            for hit in hits {
+                let text = try #require(try mirrored.store.entryText(entryID: hit.eventID))
+                #expect(texts.insert(text).inserted, "\(query): a text restated is one hit")
+                let plain = hit.snippet.replacing("[", with: "").replacing("]", with: "")
+                let word = String(plain.drop { !$0.isLetter && !$0.isNumber }.prefix { $0.isLetter || $0.isNumber })
+                #expect(Self.isWholeWord(word, in: text), "\(query): the snippet \(hit.snippet.debugDescription) begins inside a word")
+            }
+        }
+    }
+
+    /// Whether `word` stands in `text` somewhere with no letter or digit against it on either side.
+    private static func isWholeWord(_ word: String, in text: String) -> Bool {
+        guard !word.isEmpty else { return true }
+        var from = text.startIndex
+        while let range = text.range(of: word, range: from..<text.endIndex) {
+            let before = range.lowerBound == text.startIndex ? nil : text[text.index(before: range.lowerBound)]
+            let after = range.upperBound == text.endIndex ? nil : text[range.upperBound]
+            let bounded = { (character: Character?) in character.map { !$0.isLetter && !$0.isNumber } ?? true }
+            if bounded(before) && bounded(after) { return true }
+            from = text.index(after: range.lowerBound)
+        }
+        return false
+    }
+
     /// Seconds of SQLite and rendering: run on a thread of their own.
     private static func checkSameConversation() throws {
         let mirrored = try Mirrored()
