@@ -2,8 +2,8 @@
 --
 -- A desktop streams a reply in chunks of a few characters cut anywhere; indexed one by one, a word
 -- cut across two chunks was found in neither. Now the index holds entries:
--- * a message: consecutive chunks of one kind (user, assistant, thinking) and origin, joined in
---   the order of their ordinals. An update of a tool call between them (`tool_call_update`) leaves
+-- * a message: consecutive chunks of one kind (user, assistant, thinking) from the desktop, joined
+--   in the order of their ordinals (a prompt written here, origin 'local', is whole: an entry alone). An update of a tool call between them (`tool_call_update`) leaves
 --   the message open; any other event ends it, and so does a chunk of another kind or origin;
 --   A message longer than 64 KiB goes on as a new entry (at the next chunk that begins with a space
 --   or a line break once it is that long, at 128 KiB whatever the chunk): a part of a long message

@@ -145,6 +145,7 @@ public struct CommandDefinition: Sendable {
                     guard let value = inlineValue ?? (index + 1 < words.count ? words[index + 1] : nil) else {
                         throw .badArguments("--\(flag) needs a value")
                     }
+                    if inlineValue == nil && lineWords[index + 1].unclosedQuote { throw .badArguments("unclosed quote") }
                     if inlineValue == nil { index += 1 }
                     values[name] = .string(value)
                 }

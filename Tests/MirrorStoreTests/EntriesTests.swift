@@ -74,6 +74,25 @@ struct EntriesTests {
         #expect(second.count == 1 && second.first?.occurrences == sessions, "or once lagging longer than the refresh interval")
     }
 
+    @Test("prompts queued one after the other stay apart: a local echo is an entry alone")
+    func queuedPrompts() throws {
+        try store.createLocalSession(id: "s")
+        for (index, text) in ["fix the bug", "look at tests"].enumerated() {
+            try store.enqueuePrompt(sessionID: "s", text: text, clientMessageID: "c\(index)", localEcho: NewEvent(
+                sessionID: "s", kind: "user_message_chunk", text: text, updateJSON: Array("{}".utf8)))
+        }
+        #expect(try store.search("bug").count == 1 && store.search("look").count == 1)
+        #expect(try store.search("buglook").isEmpty)
+    }
+
+    @Test("the snippet of a token longer than a snippet is its start and an ellipsis")
+    func longToken() throws {
+        try store.appendEvents([entryEvent("s", text: "key " + String(repeating: "é", count: 300))])
+        let hit = try #require(try store.search(String(repeating: "e", count: 300)).first)
+        #expect(hit.snippet.hasSuffix("…") && !hit.snippet.hasSuffix("……"))
+        #expect(hit.snippet.replacing("[", with: "").replacing("]", with: "").replacing("…", with: "").unicodeScalars.count <= 240)
+    }
+
     @Test("a snippet of a long message is at most 240 characters of whole words, every term marked")
     func longSnippet() throws {
         let filler = (0..<400).map { "word\($0)" }.joined(separator: " ")

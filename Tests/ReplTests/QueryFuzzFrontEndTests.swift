@@ -64,6 +64,9 @@ struct QueryFuzzFrontEndTests {
         #expect(try await hits(#"search backoff --limit 1"#) == 1)
         #expect(try await hits(#"search "backoff"#) == 2, "an unbalanced quote: the words after it")
         await #expect(throws: CommandError.badArguments("unclosed quote")) { try await runner.run(line: #"show "s0"#) }
+        await #expect(throws: CommandError.badArguments("unclosed quote"), "an option's value is no query") {
+            try await runner.run(line: #"search backoff --session "s0"#)
+        }
     }
 
     /// The one error a query with nothing in it gets: the query is required.

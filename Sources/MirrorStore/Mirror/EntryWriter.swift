@@ -46,6 +46,16 @@ final class EntryWriter {
 
     /// The kinds whose consecutive events form one message.
     static let messageKinds: Set<String> = ["user_message_chunk", "agent_message_chunk", "agent_thought_chunk"]
+
+    /// Whether an event of this kind and origin is a chunk of a message: a message's kind, from
+    /// the desktop. A prompt written here (its echo, origin `local`) is whole: an entry alone, so
+    /// that two queued one after the other do not run their words together.
+    static func isChunk(kind: String, origin: String) -> Bool {
+        origin != "local" && messageKinds.contains(kind)
+    }
+
+    /// `isChunk` in SQL, of the row's `kind` and `origin`.
+    static let isChunkSQL = "(origin <> 'local' AND kind IN (" + messageKinds.sorted().map { "'\($0)'" }.joined(separator: ", ") + "))"
     /// The kind of an update of an earlier tool call, which leaves a message open.
     static let toolUpdateKind = "tool_call_update"
 
@@ -113,7 +123,7 @@ final class EntryWriter {
             return
         }
         state.lastOrdinal = event.ordinal
-        if Self.messageKinds.contains(event.kind) {
+        if Self.isChunk(kind: event.kind, origin: event.origin) {
             let continues = state.open.map {
                 $0.kind == event.kind && $0.origin == event.origin && !Self.endsPart($0, before: event)
             } ?? false

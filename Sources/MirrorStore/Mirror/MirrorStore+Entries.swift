@@ -16,7 +16,7 @@ extension MirrorStore {
         // The texts of messages' chunks only: single events are written in bulk, after.
         _ = try database.query(
             """
-            SELECT event_id, session_no, ordinal, kind, origin, CASE WHEN \(Self.isMessageKind) THEN text ELSE '' END, ts
+            SELECT event_id, session_no, ordinal, kind, origin, CASE WHEN \(EntryWriter.isChunkSQL) THEN text ELSE '' END, ts
             FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id
             """,
             [first, last]
@@ -29,14 +29,11 @@ extension MirrorStore {
         }
     }
 
-    /// `kind IN (…)`: the kinds whose events form messages.
-    private static let isMessageKind = "kind IN (" + EntryWriter.messageKinds.sorted().map { "'\($0)'" }.joined(separator: ", ") + ")"
-
     /// Writes the entries of the single events (every one with text that is not a chunk of a
     /// message) with ids in `after` < id ≤ `last`, and their rows in the index: two statements for
     /// them all, as `EntryWriter` would write them one by one.
     private func insertSingleEntries(after first: Int64, through last: Int64, now: Int64) throws {
-        let singles = "FROM events WHERE event_id > ?1 AND event_id <= ?2 AND text <> '' AND NOT \(Self.isMessageKind)"
+        let singles = "FROM events WHERE event_id > ?1 AND event_id <= ?2 AND text <> '' AND NOT \(EntryWriter.isChunkSQL)"
         try database.run(
             """
             INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
@@ -70,8 +67,8 @@ extension MirrorStore {
         for entry in entries where entry.indexed && entry.message.indexedEvents > 0 {
             let message = entry.message
             let text: String
-            if EntryWriter.messageKinds.contains(message.kind) {
-                text = try EntryWriter.chunkTexts(of: message, upTo: .max, database: database)
+            if EntryWriter.isChunk(kind: message.kind, origin: message.origin) {
+                text = try EntryWriter.chunkTexts(of: message, upTo: message.lastEventID, database: database)
                     .prefix(Int(message.indexedEvents)).joined()
             } else {
                 text = try database.queryFirst("SELECT text FROM events WHERE event_id = ?1", [message.entryID]) { $0.string(0) } ?? ""
@@ -160,7 +157,7 @@ extension MirrorStore {
 
     /// The text of `message`, as it is now.
     func entryText(of message: EntryWriter.Message) throws -> String {
-        if EntryWriter.messageKinds.contains(message.kind) {
+        if EntryWriter.isChunk(kind: message.kind, origin: message.origin) {
             return try EntryWriter.chunkTexts(of: message, upTo: message.lastEventID, database: database).joined()
         }
         return try database.queryFirst("SELECT text FROM events WHERE event_id = ?1", [message.entryID]) { $0.string(0) } ?? ""

@@ -44,12 +44,14 @@ struct SearchSnippet {
         }
         var excerpt = window.lowerBound > 0 ? markers.ellipsis : ""
         excerpt += String(decoding: bytes[leading..<spans[window.lowerBound].bytes.lowerBound], as: UTF8.self)
+        var endsCut = false
         for index in window {
             if index > window.lowerBound {
                 excerpt += oneLine(bytes[spans[index - 1].bytes.upperBound..<spans[index].bytes.lowerBound])
             }
             var range = spans[index].bytes
             if scalarsBefore[range.upperBound] - scalarsBefore[range.lowerBound] > maximumLength {
+                endsCut = true
                 // One token longer than an excerpt (a hash, a blob): its start.
                 var end = range.lowerBound
                 while end < range.upperBound && scalarsBefore[end] - scalarsBefore[range.lowerBound] < maximumLength { end += 1 }
@@ -60,7 +62,7 @@ struct SearchSnippet {
             excerpt += marked[index] != nil ? markers.start + token + markers.end : token
         }
         excerpt += String(decoding: bytes[spans[window.upperBound - 1].bytes.upperBound..<trailing], as: UTF8.self)
-        if window.upperBound < spans.count {
+        if endsCut || window.upperBound < spans.count {
             excerpt += markers.ellipsis
         }
         return excerpt
