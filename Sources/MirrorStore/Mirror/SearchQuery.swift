@@ -21,10 +21,6 @@ struct SearchQuery {
 
     /// The words and the filter's tokens, less what `exclusion` leaves out.
     var match: String { exclusion.isEmpty ? words + filterPhrases : "(" + words + filterPhrases + ")" + exclusion }
-
-    /// True when a term is a prefix (`"pars"*`), which FTS5 answers by merging the lists of every
-    /// word it starts.
-    var hasPrefix: Bool { compiled.phrases.contains { $0.term.isPrefix } }
 }
 
 /// A search expression as FTS5 query text over the index's text column, and its phrases in the
@@ -39,38 +35,34 @@ struct CompiledSearch {
         var excluded: Bool
     }
 
-    /// The expression compiled (`SearchExpression.Node`).
-    let node: SearchExpression.Node
     /// `{text} : (…)`.
     private(set) var words = ""
     private(set) var phrases: [Phrase] = []
 
-    /// Compiles `node`, each term as `render` writes it (nil: left out); nil when nothing is left
-    /// to find: terms without a letter or digit (FTS5 would find no token in them), words only
-    /// excluded (`-a` alone: FTS5's `NOT` needs something beside it).
-    init?(_ node: SearchExpression.Node?, render: (SearchTerm) -> String? = CompiledSearch.ftsString) {
-        guard let node else { return nil }
-        self.node = node
-        guard let text = compile(node, excluded: false, render: render) else { return nil }
+    /// Compiles `node`; nil when nothing is left to find: terms without a letter or digit (FTS5
+    /// would find no token in them), words only excluded (`-a` alone: FTS5's `NOT` needs something
+    /// beside it).
+    init?(_ node: SearchExpression.Node?) {
+        guard let node, let text = compile(node, excluded: false) else { return nil }
         words = "{text} : (" + text + ")"
     }
 
-    private mutating func compile(_ node: SearchExpression.Node, excluded: Bool, render: (SearchTerm) -> String?) -> String? {
+    private mutating func compile(_ node: SearchExpression.Node, excluded: Bool) -> String? {
         // Invariant: a part compiled to nil added no phrase (FTS5 numbers only those written).
         switch node {
         case .term(let term):
-            guard let fts = render(term) else { return nil }
+            guard let fts = Self.ftsString(term) else { return nil }
             phrases.append(Phrase(fts: fts, term: term, excluded: excluded))
             return fts
         case .all(let parts):
-            let required = parts.filter { if case .not = $0 { false } else { true } }.compactMap { compile($0, excluded: excluded, render: render) }
+            let required = parts.filter { if case .not = $0 { false } else { true } }.compactMap { compile($0, excluded: excluded) }
             guard !required.isEmpty else { return nil }
             let excludedParts = parts.compactMap { part -> SearchExpression.Node? in if case .not(let inner) = part { inner } else { nil } }
-                .compactMap { compile($0, excluded: !excluded, render: render) }
+                .compactMap { compile($0, excluded: !excluded) }
             let positive = Self.joined(required, by: "AND")
             return excludedParts.isEmpty ? positive : "(\(positive) NOT \(Self.joined(excludedParts, by: "OR")))"
         case .any(let parts):
-            let alternatives = parts.compactMap { compile($0, excluded: excluded, render: render) }
+            let alternatives = parts.compactMap { compile($0, excluded: excluded) }
             return alternatives.isEmpty ? nil : Self.joined(alternatives, by: "OR")
         case .not:
             // Alone, or beside alternatives only: nothing to exclude it from.
@@ -83,7 +75,7 @@ struct CompiledSearch {
     }
 
     /// A term as an FTS5 string (`"pars"*` for a prefix), nil when it holds no letter or digit.
-    static func ftsString(_ term: SearchTerm) -> String? {
+    private static func ftsString(_ term: SearchTerm) -> String? {
         guard term.text.unicodeScalars.contains(where: isTokenScalar) else { return nil }
         return quoted(term.text) + (term.isPrefix ? "*" : "")
     }
@@ -91,7 +83,7 @@ struct CompiledSearch {
     /// `text` as an FTS5 string: between double quotes, its own doubled (scalar by scalar: a quote
     /// with a combining mark is still a quote to FTS5), control characters as spaces (FTS5 reads
     /// its query as a C string).
-    static func quoted(_ text: String) -> String {
+    private static func quoted(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
         scalars.append("\"")
         for scalar in text.unicodeScalars {
