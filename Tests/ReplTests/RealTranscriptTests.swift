@@ -53,7 +53,7 @@ struct RealTranscriptTests {
         try await onThreadOfItsOwn(Self.checkExports)
     }
 
-    @Test("search finds the replies' words, cut across chunks, once per message; restated texts are one hit; snippets begin at a word")
+    @Test("search finds the replies' words, cut across chunks, once per message, in both encodings; restated texts are one hit; snippets begin at a word")
     func search() async throws {
         try await onThreadOfItsOwn(Self.checkSearch)
     }
@@ -62,19 +62,21 @@ struct RealTranscriptTests {
         let mirrored = try Mirrored()
         var searched = 0
         for transcript in mirrored.transcripts {
-            let sessionID = Mirrored.sessionID(transcript, .desktop)
-            let replies = transcript.parts.compactMap { part -> String? in
-                if case .assistant(let text) = part { return text } else { return nil }
-            }
-            // The longest words of each reply: the likeliest to be cut across its pieces.
-            for reply in replies {
-                let words = reply.split { !$0.isLetter }.filter { $0.count >= 10 && $0.allSatisfy(\.isASCII) }
-                guard let longest = words.max(by: { $0.count < $1.count }) else { continue }
-                let word = String(longest)
-                let hits = try mirrored.store.search(word, filter: SearchFilter(sessionID: sessionID, kind: "agent_message_chunk"), limit: 50)
-                #expect(!hits.isEmpty, "\(transcript.name): \(word)")
-                #expect(Set(hits.map { $0.eventID }).count == hits.count)
-                searched += 1
+            for encoding in ClaudeCodeTranscript.Encoding.allCases {
+                let sessionID = Mirrored.sessionID(transcript, encoding)
+                let replies = transcript.parts.compactMap { part -> String? in
+                    if case .assistant(let text) = part { return text } else { return nil }
+                }
+                // The longest words of each reply: the likeliest to be cut across its pieces.
+                for reply in replies {
+                    let words = reply.split { !$0.isLetter }.filter { $0.count >= 10 && $0.allSatisfy(\.isASCII) }
+                    guard let longest = words.max(by: { $0.count < $1.count }) else { continue }
+                    let word = String(longest)
+                    let hits = try mirrored.store.search(word, filter: SearchFilter(sessionID: sessionID, kind: "agent_message_chunk"), limit: 50)
+                    #expect(!hits.isEmpty, "\(transcript.name), \(encoding): \(word)")
+                    #expect(Set(hits.map { $0.eventID }).count == hits.count)
+                    searched += 1
+                }
             }
         }
         #expect(searched >= 50)

@@ -8,8 +8,9 @@ struct DerivedEvent {
     var text: String
     var timestamp: Int64?
 
-    /// The columns `init(row:)` reads, in its order.
-    static let columns = "event_id, session_no, ordinal, kind, origin, text, ts"
+    /// The columns `init(row:)` reads, in its order: the text of chunks only (single events'
+    /// entries are written in bulk, `MirrorStore.insertSingleEntries`).
+    static let columns = "event_id, session_no, ordinal, kind, origin, CASE WHEN \(EntryWriter.isChunkSQL) THEN text ELSE '' END, ts"
 
     init(row: Row) {
         id = row.int64(0)
@@ -22,13 +23,14 @@ struct DerivedEvent {
     }
 }
 
-/// Derives the entries of the conversation from events and writes them, with their rows in the
-/// full-text index, in the caller's transaction (`schema/0012_entries.sql` says what an entry is).
+/// Derives the messages of the conversation from events and writes them, with their rows in the
+/// full-text index, in the caller's transaction (`schema/0012_entries.sql` says what an entry is;
+/// the entries of single events are written by the store, in bulk: `insertSingleEntries`).
 ///
 /// Events are given session by session in the order of their ordinals (a session's events may be
 /// interleaved with other sessions'). A message is written when it ends; one still open when the
-/// events run out is written if it is new (but when many are: `manyNewOpenMessages`), else rewritten only if its row
-/// is older than `MirrorStore.streamingEntryRefresh` (left lagging otherwise, for
+/// events run out is written if it is new (but when many are: `manyNewOpenMessages`), else
+/// rewritten only if its row is older than `MirrorStore.streamingEntryRefresh` (left lagging otherwise, for
 /// `refreshLaggingEntries`): its growth costs one row update per pass, its index a rewrite at most
 /// once per refresh interval.
 ///
@@ -61,19 +63,14 @@ final class EntryWriter {
 
     /// - Parameter fresh: the sessions' entries are known to be none (a derivation from the
     ///   start): nothing is read from `entries`.
-    /// - Parameter insertsSingles: writes the entries of single events too; if false, the caller
-    ///   writes them in bulk (`MirrorStore.insertSingleEntries`) after `finish()`, and the texts of
-    ///   single events need not be given.
-    init(database: Database, now: Int64, lastEventID: Int64, fresh: Bool = false, insertsSingles: Bool = true) {
+    init(database: Database, now: Int64, lastEventID: Int64, fresh: Bool = false) {
         self.database = database
         self.now = now
         self.lastEventID = lastEventID
         self.fresh = fresh
-        self.insertsSingles = insertsSingles
     }
 
     private let fresh: Bool
-    private let insertsSingles: Bool
     /// The messages that began in this pass and are still open are stored without their rows in
     /// the index, lagging (`finish()` decides).
     private var lagsNewMessages = false
@@ -148,7 +145,6 @@ final class EntryWriter {
                 try write(open, open: false)
                 state.open = nil
             }
-            if insertsSingles && !event.text.isEmpty { try insertSingle(event) }
         }
         sessions[event.sessionNo] = state
     }
@@ -259,20 +255,6 @@ final class EntryWriter {
             """,
             [message.entryID, message.sessionNo, message.kind, message.origin, message.firstOrdinal, message.lastOrdinal,
              message.lastEventID, message.events, open, now, hash, message.timestamp, message.length]
-        )
-    }
-
-    /// An event that is an entry alone.
-    private func insertSingle(_ event: DerivedEvent) throws {
-        try EntryIndex.insert(rowID: event.id, text: event.text, kind: event.kind, sessionNo: event.sessionNo, database: database)
-        try database.run(
-            """
-            INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
-                                 open, indexed_events, indexed_at, text_hash, ts)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?1, 1, ?9, 0, 1, ?6, ?7, ?8)
-            """,
-            [event.id, event.sessionNo, event.kind, event.origin, event.ordinal, now,
-             EntryIndex.textHash(kind: event.kind, text: event.text), event.timestamp, Int64(event.text.utf8.count)]
         )
     }
 

@@ -12,17 +12,12 @@ extension MirrorStore {
     /// derived again whole (up to `last`).
     func deriveEntries(after first: Int64, through last: Int64) throws {
         let now = clock.now()
-        let writer = EntryWriter(database: database, now: now, lastEventID: last, insertsSingles: false)
-        // The texts of messages' chunks only: single events are written in bulk, after.
+        let writer = EntryWriter(database: database, now: now, lastEventID: last)
         _ = try database.query(
-            """
-            SELECT event_id, session_no, ordinal, kind, origin, CASE WHEN \(EntryWriter.isChunkSQL) THEN text ELSE '' END, ts
-            FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id
-            """,
-            [first, last]
+            "SELECT \(DerivedEvent.columns) FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id", [first, last]
         ) { try writer.add(DerivedEvent(row: $0)) }
         try writer.finish()
-        try insertSingleEntries(after: first, through: last, now: now)
+        try insertSingleEntries(of: "event_id > ?2 AND event_id <= ?3", [first, last], now: now)
         for sessionNo in writer.sessionsOutOfOrder.sorted() {
             try withdrawEntries(ofSession: sessionNo)
             try deriveEntries(ofSession: sessionNo, through: last)
@@ -30,22 +25,22 @@ extension MirrorStore {
     }
 
     /// Writes the entries of the single events (every one with text that is not a chunk of a
-    /// message) with ids in `after` < id ≤ `last`, and their rows in the index: two statements for
-    /// them all, as `EntryWriter` would write them one by one.
-    private func insertSingleEntries(after first: Int64, through last: Int64, now: Int64) throws {
-        let singles = "FROM events WHERE event_id > ?1 AND event_id <= ?2 AND text <> '' AND NOT \(EntryWriter.isChunkSQL)"
+    /// message) among the events `condition` admits (its parameters from `?2` on, `?1` being
+    /// when), and their rows in the index: two statements for them all.
+    private func insertSingleEntries(of condition: String, _ arguments: [Int64], now: Int64) throws {
+        let singles = "FROM events WHERE \(condition) AND text <> '' AND NOT \(EntryWriter.isChunkSQL)"
         try database.run(
             """
             INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
                                  open, indexed_events, indexed_at, text_hash, ts)
             SELECT event_id, session_no, kind, origin, ordinal, ordinal, event_id, 1, length(CAST(text AS BLOB)),
-                   0, 1, ?3, \(EntryTextHash.functionName)(kind, text), ts \(singles)
+                   0, 1, ?1, \(EntryTextHash.functionName)(kind, text), ts \(singles)
             """,
-            [first, last, now]
+            [now] + arguments
         )
         try database.run(
             "INSERT INTO entries_fts (rowid, text, kind, session) SELECT event_id, text, 'k' || hex(kind), 's' || session_no \(singles)",
-            [first, last]
+            [now] + arguments
         )
     }
 
@@ -66,13 +61,7 @@ extension MirrorStore {
         ) { (message: EntryWriter.message($0), indexed: $0.bool(12)) }
         for entry in entries where entry.indexed && entry.message.indexedEvents > 0 {
             let message = entry.message
-            let text: String
-            if EntryWriter.isChunk(kind: message.kind, origin: message.origin) {
-                text = try EntryWriter.chunkTexts(of: message, upTo: message.lastEventID, database: database)
-                    .prefix(Int(message.indexedEvents)).joined()
-            } else {
-                text = try database.queryFirst("SELECT text FROM events WHERE event_id = ?1", [message.entryID]) { $0.string(0) } ?? ""
-            }
+            let text = try entryText(of: message, firstEvents: message.indexedEvents)
             try EntryIndex.delete(rowID: message.entryID, text: text, kind: message.kind, sessionNo: sessionNo, database: database)
         }
         try database.run("DELETE FROM entries WHERE session_no = ?1", [sessionNo])
@@ -81,11 +70,13 @@ extension MirrorStore {
     /// Derives a session's entries from its events up to `last`, in the order of their ordinals
     /// (the session has none).
     func deriveEntries(ofSession sessionNo: Int64, through last: Int64) throws {
-        let writer = EntryWriter(database: database, now: clock.now(), lastEventID: last, fresh: true)
+        let now = clock.now()
+        let writer = EntryWriter(database: database, now: now, lastEventID: last, fresh: true)
         _ = try database.query(
             "SELECT \(DerivedEvent.columns) FROM events WHERE session_no = ?1 AND event_id <= ?2 ORDER BY ordinal", [sessionNo, last]
         ) { try writer.add(DerivedEvent(row: $0)) }
         try writer.finish()
+        try insertSingleEntries(of: "session_no = ?2 AND event_id <= ?3", [sessionNo, last], now: now)
     }
 
     /// Derives every entry again from the events, and the index with them, in one transaction:
@@ -99,7 +90,8 @@ extension MirrorStore {
         try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')")
         try database.execute("DELETE FROM entries")
         let last = try searchIndexedUpTo()
-        let writer = EntryWriter(database: database, now: clock.now(), lastEventID: last, fresh: true)
+        let now = clock.now()
+        let writer = EntryWriter(database: database, now: now, lastEventID: last, fresh: true)
         var session: Int64?
         _ = try database.query(
             "SELECT \(DerivedEvent.columns) FROM events WHERE event_id <= ?1 ORDER BY session_no, ordinal", [last]
@@ -110,6 +102,7 @@ extension MirrorStore {
             try writer.add(event)
         }
         try writer.finish()
+        try insertSingleEntries(of: "event_id <= ?2", [last], now: now)
         try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
     }
 
@@ -151,14 +144,17 @@ extension MirrorStore {
             let message = try database.queryFirst(
                 "SELECT \(EntryWriter.messageColumns()) FROM entries WHERE entry_id = ?1", [entryID]
             ) { EntryWriter.message($0) }
-            return try message.map(entryText(of:))
+            return try message.map { try entryText(of: $0) }
         }
     }
 
     /// The text of `message`, as it is now.
-    func entryText(of message: EntryWriter.Message) throws -> String {
+    ///
+    /// - Parameter count: of a message, the text of its first `count` chunks (what its row in the
+    ///   index holds, when it lags).
+    func entryText(of message: EntryWriter.Message, firstEvents count: Int64 = .max) throws -> String {
         if EntryWriter.isChunk(kind: message.kind, origin: message.origin) {
-            return try EntryWriter.chunkTexts(of: message, upTo: message.lastEventID, database: database).joined()
+            return try EntryWriter.chunkTexts(of: message, upTo: message.lastEventID, database: database).prefix(Int(count)).joined()
         }
         return try database.queryFirst("SELECT text FROM events WHERE event_id = ?1", [message.entryID]) { $0.string(0) } ?? ""
     }
