@@ -1,8 +1,17 @@
 import CSQLite
 
-/// `oa_text_hash(kind, text)`: `EntryIndex.textHash` as an SQL function, so that the entries of
-/// single events are written by one `INSERT … SELECT` rather than a statement each.
+/// The hash that groups entries restating one text, of the kind and the text; also as the SQL
+/// function `oa_text_hash(kind, text)`, so that the entries of single events are written by one
+/// `INSERT … SELECT` rather than a statement each.
 enum EntryTextHash {
+    static func hash(kind: String, text: String) -> Int64 {
+        var hasher = ContentHash.Hasher()
+        hasher.combine(kind.utf8)
+        hasher.combine(CollectionOfOne(0))
+        hasher.combine(text.utf8)
+        return hasher.value
+    }
+
     static let functionName = "oa_text_hash"
 
     /// Registers `oa_text_hash` on the connection (once per connection).
@@ -18,7 +27,7 @@ enum EntryTextHash {
         }
     }
 
-    /// The hash of two text values, as `EntryIndex.textHash` makes it of the strings they hold.
+    /// The hash of two text values, as `hash(kind:text:)` makes it of the strings they hold.
     private static func hash(_ kind: OpaquePointer?, _ text: OpaquePointer?) -> Int64 {
         var hasher = ContentHash.Hasher()
         hasher.combine(bytes(of: kind))

@@ -3,21 +3,47 @@ struct DerivedEvent {
     var id: Int64
     var sessionNo: Int64
     var ordinal: Int64
-    var kind: String
+    /// What it is to a message, as SQL classified it (`columns`): no kind read as a string.
+    var role: Role
     var origin: String
+    /// Its text if it is a chunk, else empty.
     var text: String
     var timestamp: Int64?
 
+    /// What an event is to the derivation of messages.
+    enum Role: Int64 {
+        /// Any other event: it ends the message before it.
+        case other = 0
+        case userChunk, agentChunk, thoughtChunk
+        /// An update of an earlier tool call: it leaves a message open.
+        case toolUpdate
+
+        /// The kind of the chunks of this role (nil if it is not a chunk).
+        var chunkKind: String? {
+            switch self {
+            case .userChunk: "user_message_chunk"
+            case .agentChunk: "agent_message_chunk"
+            case .thoughtChunk: "agent_thought_chunk"
+            case .other, .toolUpdate: nil
+            }
+        }
+
+        /// `role` in SQL, of the row's `kind` and `origin` (`EntryWriter.isChunk` for chunks).
+        static let sql = "CASE WHEN origin = 'local' THEN 0 WHEN kind = 'user_message_chunk' THEN 1 "
+            + "WHEN kind = 'agent_message_chunk' THEN 2 WHEN kind = 'agent_thought_chunk' THEN 3 "
+            + "WHEN kind = '\(EntryWriter.toolUpdateKind)' THEN 4 ELSE 0 END"
+    }
+
     /// The columns `init(row:)` reads, in its order: the text of chunks only (single events'
     /// entries are written in bulk, `MirrorStore.insertSingleEntries`).
-    static let columns = "event_id, session_no, ordinal, kind, origin, CASE WHEN \(EntryWriter.isChunkSQL) THEN text ELSE '' END, ts"
+    static let columns = "event_id, session_no, ordinal, \(Role.sql), origin, CASE WHEN \(EntryWriter.isChunkSQL) THEN text ELSE '' END, ts"
 
     init(row: Row) {
         id = row.int64(0)
         sessionNo = row.int64(1)
         ordinal = row.int64(2)
-        kind = row.string(3)
-        origin = row.string(4)
+        role = Role(rawValue: row.int64(3)) ?? .other
+        origin = role.chunkKind == nil ? "" : row.string(4)
         text = row.string(5)
         timestamp = row.optionalInt64(6)
     }
@@ -25,14 +51,14 @@ struct DerivedEvent {
 
 /// Derives the messages of the conversation from events and writes them, with their rows in the
 /// full-text index, in the caller's transaction (`schema/0012_entries.sql` says what an entry is;
-/// the entries of single events are written by the store, in bulk: `insertSingleEntries`).
+/// the entries of single events are written in bulk, by SQL, when it finishes: `SingleEvents`).
 ///
 /// Events are given session by session in the order of their ordinals (a session's events may be
 /// interleaved with other sessions'). A message is written when it ends; one still open when the
-/// events run out is written if it is new (but when many are: `manyNewOpenMessages`), else
-/// rewritten only if its row is older than `MirrorStore.streamingEntryRefresh` (left lagging otherwise, for
-/// `refreshLaggingEntries`): its growth costs one row update per pass, its index a rewrite at most
-/// once per refresh interval.
+/// events run out is written if it is new, else rewritten only if its row is older than
+/// `MirrorStore.streamingEntryRefresh` (left lagging otherwise, for `refreshLaggingEntries`): its
+/// growth costs one row update per pass, its index a rewrite at most once per refresh interval.
+/// A pass that leaves many messages open (`manyOpenMessages`) leaves them all lagging.
 ///
 /// An event whose ordinal is not past every ordinal already derived for its session (a timeline
 /// that was not appended to, but changed) is not derived: its session is listed in
@@ -45,6 +71,7 @@ final class EntryWriter {
     private var sessions: [Int64: SessionState] = [:]
     private(set) var sessionsOutOfOrder: Set<Int64> = []
     private var newRows = NewEntryRows()
+    private var indexRows = EntryIndexRows()
 
     /// The kinds whose consecutive events form one message.
     static let messageKinds: Set<String> = ["user_message_chunk", "agent_message_chunk", "agent_thought_chunk"]
@@ -71,14 +98,15 @@ final class EntryWriter {
     }
 
     private let fresh: Bool
-    /// The messages that began in this pass and are still open are stored without their rows in
+    /// The messages still open that grew in this pass are stored without writing their rows in
     /// the index, lagging (`finish()` decides).
-    private var lagsNewMessages = false
+    private(set) var lagsOpenMessages = false
 
-    /// More messages begun and left open by one pass than this, and the pass is a catch-up's
-    /// across many sessions: their rows wait, lagging, as a streaming message's may (the next pass
-    /// most likely ends them, and writes each row once rather than twice).
-    static let manyNewOpenMessages = 64
+    /// More messages left open and grown by one pass than this, and the pass is a catch-up's
+    /// across many sessions, not a few replies streaming: their rows wait, lagging, until the
+    /// message ends (most likely in the next pass) or the catch-up does. A row rewritten each
+    /// refresh interval instead cost a catch-up of a million interleaved events a third of its time.
+    static let manyOpenMessages = 64
 
     private struct SessionState {
         var open: Message?
@@ -120,9 +148,9 @@ final class EntryWriter {
             return
         }
         state.lastOrdinal = event.ordinal
-        if Self.isChunk(kind: event.kind, origin: event.origin) {
+        if let kind = event.role.chunkKind {
             let continues = state.open.map {
-                $0.kind == event.kind && $0.origin == event.origin && !Self.endsPart($0, before: event)
+                $0.kind == kind && $0.origin == event.origin && !Self.endsPart($0, before: event)
             } ?? false
             if continues {
                 // In place: the texts are appended to, not copied.
@@ -135,13 +163,13 @@ final class EntryWriter {
             } else {
                 if let open = state.open { try write(open, open: false) }
                 state.open = Message(
-                    entryID: event.id, sessionNo: event.sessionNo, kind: event.kind, origin: event.origin,
+                    entryID: event.id, sessionNo: event.sessionNo, kind: kind, origin: event.origin,
                     firstOrdinal: event.ordinal, lastOrdinal: event.ordinal, lastEventID: event.id, events: 1,
                     length: Int64(event.text.utf8.count), indexedEvents: 0, indexedAt: nil, timestamp: event.timestamp, texts: [event.text], stored: false, grew: true
                 )
             }
         } else {
-            if event.kind != Self.toolUpdateKind, let open = state.open {
+            if event.role != .toolUpdate, let open = state.open {
                 try write(open, open: false)
                 state.open = nil
             }
@@ -159,11 +187,24 @@ final class EntryWriter {
         return message.length >= 2 * partLength || event.text.unicodeScalars.first?.properties.isWhitespace == true
     }
 
-    /// Writes the messages still open, as the type's documentation says.
-    func finish() throws {
-        lagsNewMessages = sessions.values.count { $0.open.map { !$0.stored } ?? false } > Self.manyNewOpenMessages
+    /// Writes the messages still open, as the type's documentation says, then the entries of
+    /// `singles` (in bulk) and every row of the index not written yet.
+    func finish(singles: SingleEvents? = nil) throws {
+        lagsOpenMessages = sessions.values.count { $0.open?.grew ?? false } > Self.manyOpenMessages
         for sessionNo in sessions.keys.sorted() { try finish(session: sessionNo) }
         try newRows.flush(database: database)
+        if let singles {
+            try database.run(
+                """
+                INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
+                                     open, indexed_events, indexed_at, text_hash, ts)
+                SELECT event_id, session_no, kind, origin, ordinal, ordinal, event_id, 1, length(CAST(text AS BLOB)),
+                       0, 1, ?1, \(EntryTextHash.functionName)(kind, text), ts \(singles.rows)
+                """,
+                [now] + singles.arguments
+            )
+        }
+        try indexRows.write(database: database, singles: singles)
     }
 
     /// Writes the message still open of one session, as `finish()` does, and forgets the
@@ -173,8 +214,8 @@ final class EntryWriter {
         defer { sessions[sessionNo] = nil }
         if !sessionsOutOfOrder.contains(sessionNo), let open = sessions[sessionNo]?.open, open.grew {
             if !open.stored {
-                try write(open, open: true, indexing: !lagsNewMessages)
-            } else if open.indexedAt.map({ now - $0 >= MirrorStore.streamingEntryRefresh }) ?? true {
+                try write(open, open: true, indexing: !lagsOpenMessages)
+            } else if !lagsOpenMessages, open.indexedAt.map({ now - $0 >= MirrorStore.streamingEntryRefresh }) ?? true {
                 try write(open, open: true)
             } else {
                 try database.run(
@@ -224,11 +265,14 @@ final class EntryWriter {
     private func write(_ message: Message, open: Bool, indexing: Bool = true) throws {
         if !message.stored {
             let text = indexing ? message.texts?.joined() ?? "" : ""
+            if !text.isEmpty {
+                try indexRows.insert(rowID: message.entryID, text: text, kind: message.kind, sessionNo: message.sessionNo, database: database)
+            }
             var written = message
             written.texts = nil
             try newRows.append(NewEntryRows.Row(
-                message: written, open: open, indexed: indexing, text: text,
-                textHash: indexing && !text.isEmpty ? EntryIndex.textHash(kind: message.kind, text: text) : nil, indexedAt: now
+                message: written, open: open, indexed: indexing,
+                textHash: text.isEmpty ? nil : EntryTextHash.hash(kind: message.kind, text: text), indexedAt: now
             ), database: database)
             return
         }
@@ -236,14 +280,12 @@ final class EntryWriter {
         if message.indexedEvents > 0 {
             let indexed = texts.prefix(Int(message.indexedEvents)).joined()
             if !indexed.isEmpty {
-                try EntryIndex.delete(rowID: message.entryID, text: indexed, kind: message.kind, sessionNo: message.sessionNo, database: database)
+                try indexRows.delete(rowID: message.entryID, text: indexed, kind: message.kind, sessionNo: message.sessionNo, database: database)
             }
         }
         let text = texts.joined()
-        var hash: Int64?
         if !text.isEmpty {
-            try EntryIndex.insert(rowID: message.entryID, text: text, kind: message.kind, sessionNo: message.sessionNo, database: database)
-            hash = EntryIndex.textHash(kind: message.kind, text: text)
+            try indexRows.insert(rowID: message.entryID, text: text, kind: message.kind, sessionNo: message.sessionNo, database: database)
         }
         try database.run(
             """
@@ -254,7 +296,8 @@ final class EntryWriter {
                 indexed_events = ?8, indexed_at = ?10, text_hash = ?11
             """,
             [message.entryID, message.sessionNo, message.kind, message.origin, message.firstOrdinal, message.lastOrdinal,
-             message.lastEventID, message.events, open, now, hash, message.timestamp, message.length]
+             message.lastEventID, message.events, open, now, text.isEmpty ? nil : EntryTextHash.hash(kind: message.kind, text: text),
+             message.timestamp, message.length]
         )
     }
 

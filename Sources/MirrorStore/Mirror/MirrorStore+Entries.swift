@@ -9,39 +9,21 @@ extension MirrorStore {
 
     /// Derives the entries of the events with ids in `after` < id ≤ `last`, taken in the order of
     /// their ids, in the caller's transaction; a session found changed rather than appended to is
-    /// derived again whole (up to `last`).
-    func deriveEntries(after first: Int64, through last: Int64) throws {
+    /// derived again whole (up to `last`). Returns whether it left many messages open lagging
+    /// (`EntryWriter.manyOpenMessages`: a catch-up's pass across many sessions).
+    @discardableResult
+    func deriveEntries(after first: Int64, through last: Int64) throws -> Bool {
         let now = clock.now()
         let writer = EntryWriter(database: database, now: now, lastEventID: last)
         _ = try database.query(
             "SELECT \(DerivedEvent.columns) FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id", [first, last]
         ) { try writer.add(DerivedEvent(row: $0)) }
-        try writer.finish()
-        try insertSingleEntries(of: "event_id > ?2 AND event_id <= ?3", [first, last], now: now)
+        try writer.finish(singles: SingleEvents(condition: "event_id > ?2 AND event_id <= ?3", arguments: [first, last]))
         for sessionNo in writer.sessionsOutOfOrder.sorted() {
             try withdrawEntries(ofSession: sessionNo)
             try deriveEntries(ofSession: sessionNo, through: last)
         }
-    }
-
-    /// Writes the entries of the single events (every one with text that is not a chunk of a
-    /// message) among the events `condition` admits (its parameters from `?2` on, `?1` being
-    /// when), and their rows in the index: two statements for them all.
-    private func insertSingleEntries(of condition: String, _ arguments: [Int64], now: Int64) throws {
-        let singles = "FROM events WHERE \(condition) AND text <> '' AND NOT \(EntryWriter.isChunkSQL)"
-        try database.run(
-            """
-            INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
-                                 open, indexed_events, indexed_at, text_hash, ts)
-            SELECT event_id, session_no, kind, origin, ordinal, ordinal, event_id, 1, length(CAST(text AS BLOB)),
-                   0, 1, ?1, \(EntryTextHash.functionName)(kind, text), ts \(singles)
-            """,
-            [now] + arguments
-        )
-        try database.run(
-            "INSERT INTO entries_fts (rowid, text, kind, session) SELECT event_id, text, 'k' || hex(kind), 's' || session_no \(singles)",
-            [now] + arguments
-        )
+        return writer.lagsOpenMessages
     }
 
     /// Runs `body`, which changes indexed events of a session (deletes or moves them), with the
@@ -57,13 +39,15 @@ extension MirrorStore {
     /// now: before they change).
     func withdrawEntries(ofSession sessionNo: Int64) throws {
         let entries = try database.query(
-            "SELECT \(EntryWriter.messageColumns()), text_hash IS NOT NULL FROM entries WHERE session_no = ?1", [sessionNo]
+            "SELECT \(EntryWriter.messageColumns()), text_hash IS NOT NULL FROM entries WHERE session_no = ?1 ORDER BY entry_id", [sessionNo]
         ) { (message: EntryWriter.message($0), indexed: $0.bool(12)) }
+        var rows = EntryIndexRows()
         for entry in entries where entry.indexed && entry.message.indexedEvents > 0 {
             let message = entry.message
             let text = try entryText(of: message, firstEvents: message.indexedEvents)
-            try EntryIndex.delete(rowID: message.entryID, text: text, kind: message.kind, sessionNo: sessionNo, database: database)
+            try rows.delete(rowID: message.entryID, text: text, kind: message.kind, sessionNo: sessionNo, database: database)
         }
+        try rows.write(database: database, singles: nil)
         try database.run("DELETE FROM entries WHERE session_no = ?1", [sessionNo])
     }
 
@@ -75,8 +59,7 @@ extension MirrorStore {
         _ = try database.query(
             "SELECT \(DerivedEvent.columns) FROM events WHERE session_no = ?1 AND event_id <= ?2 ORDER BY ordinal", [sessionNo, last]
         ) { try writer.add(DerivedEvent(row: $0)) }
-        try writer.finish()
-        try insertSingleEntries(of: "session_no = ?2 AND event_id <= ?3", [sessionNo, last], now: now)
+        try writer.finish(singles: SingleEvents(condition: "session_no = ?2 AND event_id <= ?3", arguments: [sessionNo, last]))
     }
 
     /// Derives every entry again from the events, and the index with them, in one transaction:
@@ -101,8 +84,7 @@ extension MirrorStore {
             session = event.sessionNo
             try writer.add(event)
         }
-        try writer.finish()
-        try insertSingleEntries(of: "event_id <= ?2", [last], now: now)
+        try writer.finish(singles: SingleEvents(condition: "event_id <= ?2", arguments: [last]))
         try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
     }
 
@@ -133,6 +115,7 @@ extension MirrorStore {
         guard !lagging.isEmpty else { return }
         let writer = EntryWriter(database: database, now: now, lastEventID: try searchIndexedUpTo())
         for message in lagging { try writer.refresh(message) }
+        try writer.finish()
     }
 }
 

@@ -66,15 +66,17 @@ extension MirrorStore {
 
     /// Derives and indexes the entries of the events above the watermark up to `newestEventID`,
     /// at most `limit` of them, in the caller's transaction, and rewrites the rows of messages
-    /// still streaming that lag behind (`refreshLaggingEntries`); returns how many event ids it
+    /// still streaming that lag behind (`refreshLaggingEntries`), unless the derivation left many
+    /// lagging (a catch-up's: its next pass or its end writes them); returns how many event ids it
     /// covered.
     @discardableResult
     func indexEventsForSearch(upTo newestEventID: Int64, atMost limit: Int) throws -> Int {
         let indexedUpTo = try searchIndexedUpTo()
         var covered = 0
+        var lagsMany = false
         if newestEventID > indexedUpTo {
             let lastEventID = limit >= newestEventID - indexedUpTo ? newestEventID : indexedUpTo + Int64(limit)
-            try deriveEntries(after: indexedUpTo, through: lastEventID)
+            lagsMany = try deriveEntries(after: indexedUpTo, through: lastEventID)
             try extendSearchSpans(after: indexedUpTo, through: lastEventID)
             try database.run(
                 "INSERT INTO counters (name, value) VALUES ('search_indexed', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
@@ -82,7 +84,7 @@ extension MirrorStore {
             )
             covered = Int(lastEventID - indexedUpTo)
         }
-        try refreshLaggingEntries()
+        if !lagsMany { try refreshLaggingEntries() }
         return covered
     }
 

@@ -82,9 +82,12 @@ struct StoreBenchmark: ParsableCommand {
         if oneTransaction {
             let start = ContinuousClock.now
             try store.write(ingest)
+            try store.catchUpStreamingEntries()
             return ContinuousClock.now - start
         }
         try ingest()
+        // What a run does when it ends: the rows of messages left open, lagging, are written.
+        elapsed += try clock.measure { try store.catchUpStreamingEntries() }
         return elapsed
     }
 

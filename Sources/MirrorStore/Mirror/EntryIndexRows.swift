@@ -1,0 +1,98 @@
+/// Rows a derivation adds to the full-text index (`entries_fts`) and takes out of it, written
+/// together when it ends, in the order of their rowids.
+///
+/// FTS5 gathers a transaction's terms in memory and writes them out as a new segment whenever a
+/// row comes with a rowid below the one before. Messages end (and are indexed) in an order other
+/// than their ids' when sessions interleave, and rows written as they came made a segment every
+/// few rows: the index cost twice what its rows did (`docs/benchmarks.md`, issue 31).
+struct EntryIndexRows {
+    private struct Row {
+        var rowID: Int64
+        /// 0 takes the row out (given the text it was made from: the index is contentless), 1 adds it.
+        var step: Int64
+        var text: String
+        var kind: String
+        var sessionNo: Int64
+    }
+
+    private var rows: [Row] = []
+    /// The bytes of the rows' texts.
+    private var textBytes = 0
+
+    /// The text of rows gathered before they are written (bytes): more than FTS5 gathers in memory
+    /// before it writes a segment anyway (1 MiB), so that their order costs nothing more.
+    static let held = 4 << 20
+
+    /// Adds the row of an entry.
+    mutating func insert(rowID: Int64, text: String, kind: String, sessionNo: Int64, database: Database) throws {
+        try append(Row(rowID: rowID, step: 1, text: text, kind: kind, sessionNo: sessionNo), database: database)
+    }
+
+    /// Takes out the row `rowID`, made from `text` (FTS5 removes the tokens of the text given: any
+    /// other text would leave the row's own in the index).
+    mutating func delete(rowID: Int64, text: String, kind: String, sessionNo: Int64, database: Database) throws {
+        try append(Row(rowID: rowID, step: 0, text: text, kind: kind, sessionNo: sessionNo), database: database)
+    }
+
+    private mutating func append(_ row: Row, database: Database) throws {
+        rows.append(row)
+        textBytes += row.text.utf8.count
+        if textBytes >= Self.held { try write(database: database, singles: nil) }
+    }
+
+    private static let pending = MultiRowInsert(
+        "INSERT INTO temp.entry_index_rows (row_id, step, text, kind, session)", row: "(?, ?, ?, ?, ?)"
+    )
+
+    /// Writes the rows gathered, and those of `singles` (read from their events), in the order of
+    /// their rowids; forgets the rows gathered.
+    mutating func write(database: Database, singles: SingleEvents?) throws {
+        defer {
+            rows.removeAll(keepingCapacity: true)
+            textBytes = 0
+        }
+        var sources: [String] = []
+        if !rows.isEmpty {
+            // Gathered in a table of this connection, so that one statement merges them with the singles'.
+            try database.execute(
+                """
+                CREATE TEMP TABLE IF NOT EXISTS entry_index_rows (
+                    row_id INTEGER NOT NULL, step INTEGER NOT NULL, text TEXT NOT NULL, kind TEXT NOT NULL, session TEXT NOT NULL,
+                    PRIMARY KEY (row_id, step)) WITHOUT ROWID
+                """
+            )
+            try Self.pending.write(rows, database: database) { row, statement, first in
+                try statement.bind(.integer(row.rowID), at: first)
+                try statement.bind(.integer(row.step), at: first + 1)
+                try statement.bind(.text(row.text), at: first + 2)
+                try statement.bind(.text(MirrorStore.kindToken(row.kind)), at: first + 3)
+                try statement.bind(.text("s\(row.sessionNo)"), at: first + 4)
+            }
+            sources.append("SELECT row_id, step, text, kind, session FROM temp.entry_index_rows")
+        }
+        if let singles {
+            sources.append("SELECT event_id AS row_id, 1 AS step, text, 'k' || hex(kind) AS kind, 's' || session_no AS session \(singles.rows)")
+        }
+        guard !sources.isEmpty else { return }
+        try database.run(
+            """
+            INSERT INTO entries_fts (entries_fts, rowid, text, kind, session)
+            SELECT CASE step WHEN 0 THEN 'delete' END, row_id, text, kind, session
+            FROM (\(sources.joined(separator: " UNION ALL "))) ORDER BY row_id, step
+            """,
+            singles.map { [0] + $0.arguments } ?? []
+        )
+        if !rows.isEmpty { try database.execute("DELETE FROM temp.entry_index_rows") }
+    }
+}
+
+/// The single events of a derivation (every event with text that is not a chunk of a message),
+/// whose entries and rows in the index are written straight from the events, in bulk: those
+/// `condition` admits, its parameters numbered from `?2` on.
+struct SingleEvents {
+    var condition: String
+    var arguments: [Int64]
+
+    /// `FROM` and `WHERE` of a statement reading them.
+    var rows: String { "FROM events WHERE \(condition) AND text <> '' AND NOT \(EntryWriter.isChunkSQL)" }
+}
