@@ -178,9 +178,14 @@ struct EntriesTests {
             let kind = kinds.randomElement(using: &random) ?? "plan"
             let text = (0..<Int.random(in: 1...30, using: &random)).map { _ in "w\(Int.random(in: 0..<50, using: &random))" }
                 .joined(separator: " ")
-            pending += kind.hasSuffix("_chunk")
+            var events = kind.hasSuffix("_chunk")
                 ? streamed(text + " ", session: session, kind: kind, seed: random.next())
                 : [{ var event = messageEvent(session, text: text); event.kind = kind; return event }()]
+            // Live updates of session a, some in the middle of its timeline: the fetch below replaces them.
+            if session == "a" && Int.random(in: 0..<5, using: &random) == 0 {
+                events = events.map { var event = $0; event.provisional = true; return event }
+            }
+            pending += events
             if Int.random(in: 0..<4, using: &random) == 0 {
                 store.defersSearchIndexing = Bool.random(using: &random)
                 clock.advance(by: Int64.random(in: 0...800, using: &random))
@@ -204,6 +209,37 @@ struct EntriesTests {
         #expect(try snapshot() == incremental)
         #expect(incremental.entries.count > 100)
         try store.database.execute("INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 1)")
+    }
+
+    @Test("a fetch replacing live updates at the end of a long session derives again only the entries from the change on")
+    func boundedRederivation() throws {
+        for turn in 0..<50 {
+            try store.appendEvents([entryEventPrompt("question \(turn)")] + streamed("answer number \(turn) ", seed: UInt64(turn)))
+        }
+        try store.appendEvents(streamed("live words ", seed: 99).map { var event = $0; event.provisional = true; return event })
+        clock.advance(by: 1_000)
+        let fetched = try store.timeline(sessionID: "s").filter { !$0.provisional }.map {
+            NewEvent(sessionID: "s", kind: $0.kind, text: $0.text, updateJSON: $0.updateJSON, contentHash: $0.contentHash)
+        }
+        try store.replaceTimelineTail(sessionID: "s", with: fetched + streamed("final words ", seed: 100), fetchedAfterLiveEvents: true)
+        try store.catchUpStreamingEntries()
+        let rewritten = try store.database.query("SELECT first_ordinal FROM entries WHERE indexed_at = ?1", [clock.mirrorClock.now()]) { $0.int64(0) }
+        let lastPrompt = try #require(try store.database.scalarInt64("SELECT max(ordinal) FROM events WHERE kind = 'tool_call'"))
+        #expect(rewritten == [lastPrompt + 1], "the last reply alone, which the live words had gone on")
+        #expect(try store.search("live").isEmpty && store.search("final").count == 1 && store.search("answer", limit: 100).count == 50)
+        let incremental = try snapshot()
+        try store.rebuildEntries()
+        #expect(try snapshot() == incremental)
+    }
+
+    @Test("an indexed event cannot be deleted or changed under its entries, but through the store")
+    func guards() throws {
+        try store.appendEvents([entryEventPrompt("first")] + streamed("a reply with several more words after it ", seed: 1) + [entryEventPrompt("second")])
+        let reply = try #require(try store.database.scalarInt64("SELECT max(event_id) FROM events WHERE kind = 'agent_message_chunk'"))
+        #expect(throws: SQLiteError.self) { try store.database.run("DELETE FROM events WHERE event_id = ?", [reply]) }
+        #expect(throws: SQLiteError.self) { try store.database.run("UPDATE events SET text = 'x' WHERE event_id = ?", [reply]) }
+        try store.write { try store.deleteEvents([reply], ofSession: 1) }
+        #expect(try store.search("reply").count == 1)
     }
 
     @Test("the migration derives the entries of a mirror made before them")

@@ -57,8 +57,23 @@ struct SchemaTests {
             do {
                 let old = try MirrorStore(path: path, mode: .readWrite, clock: .system, migratingTo: start)
                 #expect(try old.schemaVersion() == start)
-                if start >= 5 {
-                    // Versions 5 and 6: events keyed by the session's number, indexed for search by the store.
+                if start >= 12 {
+                    // Version 12: the events' entries, indexed whole.
+                    try old.database.execute(
+                        """
+                        INSERT INTO sessions (session_no, session_id, local_event_count, first_seen_at, last_seen_at)
+                            VALUES (1, 's1', 1, 1, 1);
+                        INSERT INTO events (event_id, session_no, ordinal, seq, kind, text, update_json, content_hash)
+                            VALUES (1, 1, 0, 1, 'agent_message_chunk', 'written before the upgrade', '{}', 7);
+                        INSERT OR REPLACE INTO counters (name, value) VALUES ('event_id', 1), ('search_indexed', 1);
+                        INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
+                                             open, indexed_events, indexed_at, text_hash, ts)
+                            VALUES (1, 1, 'agent_message_chunk', 'server', 0, 0, 1, 1, 26, 1, 1, 1, 1, NULL);
+                        INSERT INTO entries_fts (rowid, text, kind, session) VALUES (1, 'written before the upgrade', 'k', 's1');
+                        """
+                    )
+                } else if start >= 5 {
+                    // Versions 5…11: events keyed by the session's number, indexed for search by the store.
                     try old.database.execute(
                         """
                         INSERT INTO sessions (session_no, session_id, local_event_count, first_seen_at, last_seen_at)

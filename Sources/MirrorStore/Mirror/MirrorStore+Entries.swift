@@ -8,9 +8,10 @@ extension MirrorStore {
     public static let streamingEntryRefresh: Int64 = 300
 
     /// Derives the entries of the events with ids in `after` < id ≤ `last`, taken in the order of
-    /// their ids, in the caller's transaction; a session found changed rather than appended to is
-    /// derived again whole (up to `last`). Returns whether it left many messages open lagging
-    /// (`EntryWriter.manyOpenMessages`: a catch-up's pass across many sessions).
+    /// their ids, in the caller's transaction; a session found changed rather than appended to
+    /// (events placed among those derived) is derived again from before the first of them (up to
+    /// `last`). Returns whether it left many messages open lagging (`EntryWriter.manyOpenMessages`:
+    /// a catch-up's pass across many sessions).
     @discardableResult
     func deriveEntries(after first: Int64, through last: Int64) throws -> Bool {
         let now = clock.now()
@@ -20,26 +21,62 @@ extension MirrorStore {
         ) { try writer.add(DerivedEvent(row: $0)) }
         try writer.finish(singles: SingleEvents(condition: "event_id > ?2 AND event_id <= ?3", arguments: [first, last]))
         for sessionNo in writer.sessionsOutOfOrder.sorted() {
-            try withdrawEntries(ofSession: sessionNo)
-            try deriveEntries(ofSession: sessionNo, through: last)
+            let placed = try database.scalarInt64(
+                "SELECT min(ordinal) FROM events WHERE session_no = ?1 AND event_id > ?2 AND event_id <= ?3", [sessionNo, first, last]
+            ) ?? .min
+            let restart = try derivationRestart(ofSession: sessionNo, before: placed)
+            try withdrawEntries(ofSession: sessionNo, after: restart)
+            try deriveEntries(ofSession: sessionNo, after: restart, through: last)
         }
         return writer.lagsOpenMessages
     }
 
-    /// Runs `body`, which changes indexed events of a session (deletes or moves them), with the
-    /// session's entries withdrawn before and derived again after, in the caller's transaction.
-    func changingIndexedEvents<T>(ofSession sessionNo: Int64, _ body: () throws -> T) throws -> T {
-        try withdrawEntries(ofSession: sessionNo)
+    /// Runs `body`, which changes indexed events of a session from the ordinal `first` on
+    /// (deletes or moves them, or places events among them), with the session's entries from
+    /// there withdrawn before and derived again after, in the caller's transaction.
+    func changingIndexedEvents<T>(ofSession sessionNo: Int64, from first: Int64, _ body: () throws -> T) throws -> T {
+        let restart = try derivationRestart(ofSession: sessionNo, before: first)
+        try withdrawEntries(ofSession: sessionNo, after: restart)
         let result = try body()
-        try deriveEntries(ofSession: sessionNo, through: try searchIndexedUpTo())
+        try deriveEntries(ofSession: sessionNo, after: restart, through: try searchIndexedUpTo())
         return result
     }
 
-    /// Removes a session's entries and their rows in the index (made from its events as they are
-    /// now: before they change).
-    func withdrawEntries(ofSession sessionNo: Int64) throws {
+    /// Deletes the events `ids` of a session, some of them indexed perhaps, as
+    /// `changingIndexedEvents` does, in the caller's transaction.
+    func deleteEvents(_ ids: [Int64], ofSession sessionNo: Int64) throws {
+        guard !ids.isEmpty else { return }
+        let first = try ids.map { id in
+            try database.scalarInt64("SELECT ordinal FROM events WHERE event_id = ?1", [id]) ?? .max
+        }.min() ?? .max
+        try changingIndexedEvents(ofSession: sessionNo, from: first) {
+            for id in ids {
+                try database.run("DELETE FROM events WHERE event_id = ?", [id])
+            }
+        }
+    }
+
+    /// The ordinal after which a session's entries are derived again when its events change from
+    /// the ordinal `first` on: that of the last event before `first` that ends a message (neither a
+    /// chunk nor an update of a tool call), whose entries and those before it stay as they are;
+    /// `Int64.min` if there is none.
+    func derivationRestart(ofSession sessionNo: Int64, before first: Int64) throws -> Int64 {
+        try database.scalarInt64(
+            "SELECT ordinal FROM events WHERE session_no = ?1 AND ordinal < ?2 AND \(DerivedEvent.Role.sql) = 0 ORDER BY ordinal DESC LIMIT 1",
+            [sessionNo, first]
+        ) ?? .min
+    }
+
+    /// Removes a session's entries that begin after the ordinal `restart` (all of them by
+    /// default) and their rows in the index (made from its events as they are now: before they
+    /// change).
+    func withdrawEntries(ofSession sessionNo: Int64, after restart: Int64 = .min) throws {
         let entries = try database.query(
-            "SELECT \(EntryWriter.messageColumns()), text_hash IS NOT NULL FROM entries WHERE session_no = ?1 ORDER BY entry_id", [sessionNo]
+            """
+            SELECT \(EntryWriter.messageColumns()), text_hash IS NOT NULL FROM entries
+            WHERE session_no = ?1 AND first_ordinal > ?2 ORDER BY entry_id
+            """,
+            [sessionNo, restart]
         ) { (message: EntryWriter.message($0), indexed: $0.bool(12)) }
         var rows = EntryIndexRows()
         for entry in entries where entry.indexed && entry.message.indexedEvents > 0 {
@@ -48,18 +85,20 @@ extension MirrorStore {
             try rows.delete(rowID: message.entryID, text: text, kind: message.kind, sessionNo: sessionNo, database: database)
         }
         try rows.write(database: database, singles: nil)
-        try database.run("DELETE FROM entries WHERE session_no = ?1", [sessionNo])
+        try database.run("DELETE FROM entries WHERE session_no = ?1 AND first_ordinal > ?2", [sessionNo, restart])
     }
 
-    /// Derives a session's entries from its events up to `last`, in the order of their ordinals
-    /// (the session has none).
-    func deriveEntries(ofSession sessionNo: Int64, through last: Int64) throws {
-        let now = clock.now()
-        let writer = EntryWriter(database: database, now: now, lastEventID: last, fresh: true)
+    /// Derives a session's entries from its events after the ordinal `restart` up to the event id
+    /// `last`, in the order of their ordinals (the session has no entry after `restart`).
+    func deriveEntries(ofSession sessionNo: Int64, after restart: Int64, through last: Int64) throws {
+        let writer = EntryWriter(database: database, now: clock.now(), lastEventID: last, fresh: true)
         _ = try database.query(
-            "SELECT \(DerivedEvent.columns) FROM events WHERE session_no = ?1 AND event_id <= ?2 ORDER BY ordinal", [sessionNo, last]
+            "SELECT \(DerivedEvent.columns) FROM events WHERE session_no = ?1 AND ordinal > ?2 AND event_id <= ?3 ORDER BY ordinal",
+            [sessionNo, restart, last]
         ) { try writer.add(DerivedEvent(row: $0)) }
-        try writer.finish(singles: SingleEvents(condition: "session_no = ?2 AND event_id <= ?3", arguments: [sessionNo, last]))
+        try writer.finish(singles: SingleEvents(
+            condition: "session_no = ?2 AND ordinal > ?3 AND event_id <= ?4", arguments: [sessionNo, restart, last]
+        ))
     }
 
     /// Derives every entry again from the events, and the index with them, in one transaction:

@@ -148,9 +148,7 @@ extension MirrorStore {
             if let eventID = item.localEventID, item.state != .sent {
                 if let sessionNo = try database.scalarInt64(
                     "SELECT session_no FROM events WHERE event_id = ? AND origin = 'local'", [eventID]) {
-                    try changingIndexedEvents(ofSession: sessionNo) {
-                        try database.run("DELETE FROM events WHERE event_id = ?", [eventID])
-                    }
+                    try deleteEvents([eventID], ofSession: sessionNo)
                 }
                 try database.run(
                     """

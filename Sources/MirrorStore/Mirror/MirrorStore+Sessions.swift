@@ -201,7 +201,8 @@ extension MirrorStore {
                 let offset = try nextOrdinal(inSession: serverNo)
                 let first = try database.scalarInt64("SELECT min(ordinal) FROM events WHERE session_no = ?", [localNo]) ?? 0
                 try withdrawEntries(ofSession: localNo)
-                try changingIndexedEvents(ofSession: serverNo) {
+                // The local events go after the server session's last: its entries from there on change.
+                try changingIndexedEvents(ofSession: serverNo, from: offset) {
                     try database.run(
                         "UPDATE events SET session_no = ?1, ordinal = ordinal - ?3 + ?4 WHERE session_no = ?2",
                         [serverNo, localNo, first, offset]

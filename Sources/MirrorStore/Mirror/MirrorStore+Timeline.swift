@@ -158,13 +158,7 @@ extension MirrorStore {
             for id in plan.returned {
                 try database.run("UPDATE events SET gone_at = NULL WHERE event_id = ?", [id])
             }
-            if !plan.removed.isEmpty {
-                try changingIndexedEvents(ofSession: sessionNo) {
-                    for id in plan.removed {
-                        try database.run("DELETE FROM events WHERE event_id = ?", [id])
-                    }
-                }
-            }
+            try deleteEvents(plan.removed, ofSession: sessionNo)
             let tail = EventBatch(plan.inserted.map { fetched[$0] })
             result.inserted = try insert(tail, rows: try rowsToWrite(tail, history: history, bySession: false)) { _ in sessionNo }.count
             let sessionGone = fetched.isEmpty && mirrored.contains { !$0.provisional }

@@ -60,13 +60,7 @@ extension MirrorStore {
                     try database.run("UPDATE events SET provisional = 0 WHERE event_id = ?", [id])
                     outcome.confirmed += 1
                 case .insert(let removing):
-                    if !removing.isEmpty {
-                        try changingIndexedEvents(ofSession: merge.sessionNo) {
-                            for id in removing {
-                                try database.run("DELETE FROM events WHERE event_id = ?", [id])
-                            }
-                        }
-                    }
+                    try deleteEvents(removing, ofSession: merge.sessionNo)
                     removed += removing.count
                     new.append(event)
                 }
@@ -98,13 +92,7 @@ extension MirrorStore {
             for id in markedGone {
                 try database.run("UPDATE events SET gone_at = ? WHERE event_id = ?", [now, id])
             }
-            if !removed.isEmpty {
-                try changingIndexedEvents(ofSession: merge.sessionNo) {
-                    for id in removed {
-                        try database.run("DELETE FROM events WHERE event_id = ?", [id])
-                    }
-                }
-            }
+            try deleteEvents(removed, ofSession: merge.sessionNo)
             outcome.markedGone = markedGone.count
             outcome.removed += removed.count
             let sessionGone = merge.plan.fetchedCount == 0 && merge.heldConfirmedEvents
