@@ -3,7 +3,9 @@ extension SecretRule {
     /// `"api_key": "…"`, `token: …`).
     static let secretNames = "passw(?:or)?d|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?"
 
-    /// The `password` rule's pattern: a name, `=` or `:`, a value (group 1).
+    /// The `password` rule's pattern: a name, `=` or `:`, a value (group 1) on the same line, or
+    /// after `:` on the next line indented (YAML). An empty assignment (`SENDGRID_API_KEY=`, as in
+    /// every `.env.example`) is followed by the next line's name, not by a value.
     ///
     /// The name and the word it is part of are a run of `nameCharacters`, followed by a quote,
     /// spaces, `=` or `:`, and the name comes after a word boundary in the run. A match starts
@@ -18,7 +20,7 @@ extension SecretRule {
     /// start at.
     static let passwordPattern = "(?<!" + nameCharacters + ")(?=" + nameCharacters + #"+["']?\s*[=:])(?>"# + nameCharacters
         + #"*?\b)"# + nameCharacters + "*(?:" + secretNames + ")" + nameCharacters
-        + #"*["']?\s*(?:=|:)\s*["']?([^\s"'`,;\[\]{}()<>\\]+)"#
+        + #"*["']?\s*(?:=[ \t]*|:[ \t]*(?:\r?\n[ \t]+)?)["']?([^\s"'`,;\[\]{}()<>\\]+)"#
 
     /// The characters of a name and of the word it is part of, as a class of ICU's syntax: ASCII
     /// letters, digits, `_`, `.` and `-`, and ß and ẞ (ignoring case, the `ss` of `password`

@@ -1,9 +1,13 @@
 /// Replaces the secrets of one document by `[REDACTED:<kind>#<n>]`: the same value gets the same
-/// tag everywhere in the document, so that a reader sees two mentions are one secret. One
-/// redactor per document (an export, a tool result): its tags mean nothing outside it.
+/// tag everywhere in the document, so that a reader sees two mentions are one secret. A value
+/// found once is replaced wherever the document's later texts mention it, though no rule would
+/// see it there (a token echoed without its name). One redactor per document (an export, a tool
+/// result): its tags mean nothing outside it.
 public final class Redactor {
     public let detector: SecretDetector
     private var tags: [String: String] = [:]
+    /// The values found so far in the document.
+    private var mentions = SecretMentions()
     private var counts: [String: Int] = [:]
     /// How many distinct values were replaced.
     public private(set) var redactions = 0
@@ -14,7 +18,7 @@ public final class Redactor {
 
     /// `text` with each secret replaced by its tag.
     public func redact(_ text: String) -> String {
-        let findings = detector.findings(in: text)
+        let findings = findingsNoting(text)
         guard !findings.isEmpty else { return text }
         let bytes = Array(text.utf8)
         var result: [UInt8] = []
@@ -35,7 +39,7 @@ public final class Redactor {
     /// for what only shows there.
     public func redact(pieces: [String]) -> [String] {
         let whole = pieces.joined()
-        let findings = detector.findings(in: whole)
+        let findings = findingsNoting(whole)
         guard !findings.isEmpty else { return pieces.map(redact) }
         let bytes = Array(whole.utf8)
         var redacted: [String] = []
@@ -54,6 +58,20 @@ public final class Redactor {
             start = end
         }
         return redacted
+    }
+
+    /// The secrets of `text`: the detector's, and the mentions of those found earlier in the
+    /// document; notes them for the texts after it.
+    private func findingsNoting(_ text: String) -> [SecretFinding] {
+        var found = detector.findings(in: text)
+        guard !found.isEmpty || !mentions.isEmpty else { return found }
+        var utf8 = text
+        utf8.withUTF8 { buffer in
+            let bytes = UnsafeRawBufferPointer(buffer)
+            found = SecretDetector.merging(found, mentions.mentions(in: bytes, besides: found))
+            mentions.add(found, in: bytes)
+        }
+        return found
     }
 
     /// The tag of `value`, a secret of `kind`, in this document.

@@ -71,13 +71,23 @@ enum SecretChecks {
 
     /// A stand-in for a secret rather than one: a variable (`$TOKEN`, `${{ secrets.X }}`,
     /// `%PASS%`, `<password>`), a mask (`****`, `xxxxxxxx`), a file's path (`~/.ssh/id_ed25519`,
-    /// `/run/secrets/db`), or a redaction tag.
+    /// `/run/secrets/db`), a redaction tag, or an example behind a real prefix
+    /// (`AKIAIOSFODNN7EXAMPLE`, `glpat-XXXXXXXXXXXXXXXXXXXX`, `xoxb-PUT_YOUR_TOKEN_HERE`).
     static func isPlaceholder(_ value: Substring) -> Bool {
         guard let first = value.first else { return true }
         if "$%<{*".contains(first) || value.hasPrefix("[REDACTED") { return true }
         if value.hasPrefix("~/") || value.hasPrefix("./") || value.hasPrefix("../") || (first == "/" && value.dropFirst().contains("/")) {
             return true
         }
-        return Set(value.lowercased()).count <= 2
+        let lowered = value.lowercased()
+        if Set(lowered).count <= 2 { return true }
+        if placeholderWords.contains(where: lowered.contains) || lowered.contains("xxxx") { return true }
+        // "your … here", "put your …", "insert your …".
+        if let your = lowered.range(of: "your") { return lowered[your.upperBound...].contains("here") || lowered.hasPrefix("put") }
+        return false
     }
+
+    /// Words of an example, a template or a mask, never of a random secret (four `x` in a row
+    /// occur in a random base62 token of 40 characters once in about 25,000).
+    private static let placeholderWords = ["example", "placeholder", "changeme", "change_me", "replace_me", "dummy", "insert_your"]
 }

@@ -144,7 +144,20 @@ public struct SecretDetector: Sendable {
             }
             if !added.isEmpty { found = (found + added).sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound } }
         }
-        return found
+        guard !found.isEmpty else { return found }
+        // Every other mention of a value found is a secret too.
+        var utf8 = text
+        return utf8.withUTF8 { buffer in
+            let bytes = UnsafeRawBufferPointer(buffer)
+            var mentions = SecretMentions()
+            mentions.add(found, in: bytes)
+            return Self.merging(found, mentions.mentions(in: bytes, besides: found))
+        }
+    }
+
+    /// Findings and others that overlap none of them, in order.
+    static func merging(_ findings: [SecretFinding], _ others: [SecretFinding]) -> [SecretFinding] {
+        others.isEmpty ? findings : (findings + others).sorted { $0.utf8Range.lowerBound < $1.utf8Range.lowerBound }
     }
 
     /// Whether `range` overlaps one of `findings`, which are in order and do not overlap.

@@ -97,7 +97,33 @@ import TestSupport
         #expect(!detector.mayHoldSecrets("the token was refreshed, the password rotated"))
         #expect(detector.mayHoldSecrets("the token: was refreshed"))
         #expect(detector.findings(in: "password = \"Xk29vQ7#mP2r\"").map(\.kind) == ["password"])
-        #expect(detector.findings(in: "password\n:\nXk29vQ7#mP2r").map(\.kind) == ["password"])
+        #expect(detector.findings(in: "password\n:\n  Xk29vQ7#mP2r").map(\.kind) == ["password"])
+    }
+
+    /// Issue 32's defects, from other scanners' test examples and ordinary `.env.example` files.
+    @Test func anEmptyAssignmentIsNotASecretNorIsTheNextLinesName() {
+        #expect(detector.findings(in: "SENDGRID_API_KEY=\nSENDGRID_EMAIL=\nNEXT_PUBLIC_API_KEY=\n").isEmpty)
+        #expect(detector.findings(in: "token:\nother_setting: 12345678901").isEmpty)
+        #expect(detector.findings(in: "password:\n  Xk29vQ7#mP2r").map(\.kind) == ["password"])
+    }
+
+    @Test func everyMentionOfAFoundValueIsTagged() throws {
+        let value = "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"
+        let text = "token = '\(value)' | '\(value)'"
+        let findings = detector.findings(in: text)
+        #expect(findings.count == 2 && Set(findings.map(\.fingerprint)).count == 1, "\(findings)")
+        #expect(!Redactor(detector: detector).redact(text).contains(value))
+        let redactor = Redactor(detector: detector)
+        _ = redactor.redact("export API_TOKEN=\(value)")
+        #expect(redactor.redact("echo says \(value)") == "echo says [REDACTED:password#1]", "a later text of the document")
+        #expect(detector.findings(in: "postgres://app:devdb@db/app and devdb again").count == 1, "short values only where found")
+    }
+
+    @Test func examplesBehindARealPrefixAreNotSecrets() {
+        for text in ["AKIAIOSFODNN7EXAMPLE", "glpat-XXXXXXXXXXXXXXXXXXXX", "SLACK_TOKEN=xoxb-PUT_YOUR_TOKEN_HERE_12345",
+                     "api_key = \"your_api_key_here_123\"", "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"] {
+            #expect(detector.findings(in: text).isEmpty, "\(text)")
+        }
     }
 
     /// The false-positive rate on ordinary agent text: texts with a finding, over all texts.

@@ -8,7 +8,7 @@ import Testing
 @Suite(.endsWithin(.seconds(120))) struct PasswordPatternTests {
     /// The rule's pattern as it was, starting at a word boundary.
     static let atWordBoundaries = #"\b[A-Za-z0-9_.\-]*(?:"# + SecretRule.secretNames
-        + #")[A-Za-z0-9_.\-]*["']?\s*(?:=|:)\s*["']?([^\s"'`,;\[\]{}()<>\\]+)"#
+        + #")[A-Za-z0-9_.\-]*["']?\s*(?:=[ \t]*|:[ \t]*(?:\r?\n[ \t]+)?)["']?([^\s"'`,;\[\]{}()<>\\]+)"#
 
     /// Pieces that texts are made of: names in several cases (and with characters that fold to
     /// ASCII letters: the long s, the Kelvin sign), word characters (and letters outside ASCII),
