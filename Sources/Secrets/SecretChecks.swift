@@ -80,12 +80,15 @@ enum SecretChecks {
             return true
         }
         let lowered = value.lowercased()
-        if Set(lowered).count <= 2 { return true }
+        if Set(lowered).count <= 2 || placeholderValues.contains(lowered) { return true }
         if placeholderWords.contains(where: lowered.contains) || lowered.contains("xxxx") { return true }
         // "your … here", "put your …", "insert your …".
         if let your = lowered.range(of: "your") { return lowered[your.upperBound...].contains("here") || lowered.hasPrefix("put") }
         return false
     }
+
+    /// Values that stand for a password in examples (`https://user:pass@proxy:8080`).
+    private static let placeholderValues: Set<String> = ["pass", "password", "passwd", "pwd", "secret", "user", "username", "changeme"]
 
     /// Words of an example, a template or a mask, never of a random secret (four `x` in a row
     /// occur in a random base62 token of 40 characters once in about 25,000).
