@@ -42,7 +42,7 @@ package enum BrowseCommands {
         let rows = try storeCall { () throws -> [(SessionSummary, String?, String)] in
             try store.read {
                 try store.sessions(limit: limit, offset: offset, desktop: desktop).map { session in
-                    let title = try session.title ?? firstPrompt(store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50)))
+                    let title = try SessionTitle.of(session, store: store)
                     return (session, redactor.map { redactor in title.map(redactor.redact) } ?? title, try syncState(session, store: store))
                 }
             }
@@ -64,7 +64,7 @@ package enum BrowseCommands {
         })
         let table = TextTable(headers: ["SESSION", "MODE", "LAST ACTIVITY", "EVENTS", "STATE", "TITLE"], rows: rows.map { session, title, state in
             [Formatting.short(session.sessionID), session.mode ?? "-", Formatting.iso8601(session.lastTS) ?? "-",
-             String(session.localEventCount), context.palette.state(state), title ?? ""]
+             String(session.localEventCount), context.palette.state(state), title.map { SessionTitle.cut($0, to: SessionTitle.columnWidth) } ?? ""]
         })
         return CommandResult(json: json, table: table)
     }
@@ -307,15 +307,6 @@ package enum BrowseCommands {
 
     static func iso(_ milliseconds: Int64?) -> JSONValue {
         Formatting.iso8601(milliseconds).map(JSONValue.string) ?? .null
-    }
-
-    /// The first user message of a timeline's opening, on one line.
-    package static func firstPrompt(_ events: [TimelineEvent]) -> String? {
-        for case .message(.user, let text, _, _) in Conversation(events: events).entries {
-            let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            if !line.isEmpty { return line }
-        }
-        return nil
     }
 
     /// `local` (made offline), `gone` (no longer on its desktop: kept here), `failed` (its

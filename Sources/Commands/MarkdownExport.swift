@@ -16,7 +16,7 @@ import Secrets
 public enum MarkdownExport {
     public static func document(session: SessionSummary, events: [TimelineEvent], exportedAt: Int64? = nil, redactor: Redactor?) -> String {
         let conversation = Conversation(events: events).redacted(by: redactor)
-        let heading = title(session: session, conversation: conversation)
+        let heading = SessionTitle.heading(session, conversation: conversation)
         var lines: [String] = ["# " + escapeInline(redactor.map { $0.redact(heading) } ?? heading), ""]
         lines.append("- Session: `\(session.sessionID)`")
         if let desktop = session.desktop { lines.append("- Desktop: \(escapeInline(desktop))") }
@@ -33,16 +33,6 @@ public enum MarkdownExport {
             lines += render(entry)
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// The session's title, else its first user message (first line, 80 characters), else its id.
-    package static func title(session: SessionSummary, conversation: Conversation) -> String {
-        if let title = session.title, !title.isEmpty { return title }
-        for case .message(.user, let text, _, _) in conversation.entries {
-            let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            if !line.isEmpty { return line.count > 80 ? String(line.prefix(79)) + "…" : line }
-        }
-        return "Session \(session.sessionID)"
     }
 
     /// One entry's lines.

@@ -133,9 +133,9 @@ actor MirrorQueries {
         return try title(of: session, store: store, redactor: redactor)
     }
 
-    /// The session's title, else its first prompt, else "", redacted by `redactor` if any.
+    /// The session's title (`SessionTitle`), else "", redacted by `redactor` if any.
     private func title(of session: SessionSummary, store: MirrorStore, redactor: Redactor?) throws -> String {
-        let title = try session.title ?? BrowseCommands.firstPrompt(store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 50))) ?? ""
+        let title = try SessionTitle.of(session, store: store) ?? ""
         return redactor?.redact(title) ?? title
     }
 }

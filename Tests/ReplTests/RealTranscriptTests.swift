@@ -135,10 +135,33 @@ struct RealTranscriptTests {
                     outputs += 1
                     #expect(calls[id]?.output == output.nilIfEmpty, "\(transcript.name): the output of \(id)")
                     #expect(calls[id]?.failed == failed, "\(transcript.name): the status of \(id)")
+                case .title(let title):
+                    let shown = acp.entries.contains { if case .sessionTitle(title, _) = $0 { true } else { false } }
+                    #expect(shown, "\(transcript.name): its title")
                 }
             }
         }
         #expect(outputs == 479, "the corpus's tool outputs, as SOURCES.md counts them")
+    }
+
+    @Test("a session's title is the one its agent gave, else its first prompt that is not a wrapper, on one line")
+    func titles() async throws {
+        try await onThreadOfItsOwn {
+            let mirrored = try Mirrored()
+            for transcript in mirrored.transcripts {
+                for encoding in ClaudeCodeTranscript.Encoding.allCases {
+                    let session = try #require(try mirrored.store.session(id: Mirrored.sessionID(transcript, encoding)))
+                    let title = try #require(try SessionTitle.of(session, store: mirrored.store), "\(transcript.name)")
+                    let agentTitles = transcript.parts.compactMap { if case .title(let title) = $0 { title } else { nil } }
+                    if let last = agentTitles.last {
+                        #expect(title == last, "\(transcript.name)")
+                    } else {
+                        let wrapper = title.hasPrefix("<") || title.hasPrefix("Caveat:")
+                        #expect(!wrapper && !title.contains("\n"), "\(transcript.name): \(title)")
+                    }
+                }
+            }
+        }
     }
 
     private static func checkExports() throws {

@@ -25,6 +25,9 @@ public struct ClaudeCodeTranscript: Sendable {
         case toolCall(id: String, name: String, input: JSONValue)
         /// A tool's result: its text blocks joined by line feeds.
         case toolResult(id: String, output: String, failed: Bool)
+        /// The title Claude Code gave the session (its `summary` records), sent as ACP's
+        /// `session_info_update`.
+        case title(String)
     }
 
     public let name: String
@@ -45,12 +48,17 @@ public struct ClaudeCodeTranscript: Sendable {
     }
 
     /// Reads Claude Code's records: `message.content` as a string or as blocks of text, thinking,
-    /// tool_use and tool_result; other records (summaries, queue operations) say nothing here.
+    /// tool_use and tool_result; a summary, as the session's title; other records (queue
+    /// operations) say nothing here.
     public init(name: String, jsonLines: Data) throws {
         self.name = name
         var parts: [Part] = []
         for line in jsonLines.split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
             let record = try JSONParser.parse(Array(line))
+            if record["type"]?.stringValue == "summary", let title = record["summary"]?.stringValue, !title.isEmpty {
+                parts.append(.title(title))
+                continue
+            }
             guard let role = record["type"]?.stringValue, role == "user" || role == "assistant",
                   let content = record["message"]?["content"] else { continue }
             if let text = content.stringValue {
@@ -91,6 +99,7 @@ public struct ClaudeCodeTranscript: Sendable {
             case .thinking(let text): Self.pieces(of: text, using: &random).map { Self.chunk("agent_thought_chunk", $0, encoding) }
             case .toolCall(let id, let name, let input): [Self.toolCall(id: id, name: name, input: input, encoding)]
             case .toolResult(let id, let output, let failed): [Self.toolResult(id: id, output: output, failed: failed, encoding)]
+            case .title(let title): [["sessionUpdate": "session_info_update", "title": .string(title)]]
             }
         }
     }

@@ -60,8 +60,8 @@ public enum HTMLExport {
         let chunks = split(entries, pageBytes: pageBytes)
         let names = chunks.indices.map { fileName(baseName, page: $0 + 1) }
         let timestamps = events.compactMap(\.timestamp)
-        let title = redactor.map { $0.redact(MarkdownExport.title(session: session, conversation: conversation)) }
-            ?? MarkdownExport.title(session: session, conversation: conversation)
+        let title = redactor.map { $0.redact(SessionTitle.heading(session, conversation: conversation)) }
+            ?? SessionTitle.heading(session, conversation: conversation)
         let notice = [notice, MarkdownExport.redactionNote(redactor)].compactMap { $0 }.joined(separator: ". ").nilIfEmpty
         let first = timestamps.min()
         let last = timestamps.max() ?? session.lastTS

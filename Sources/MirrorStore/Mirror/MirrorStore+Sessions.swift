@@ -164,6 +164,19 @@ extension MirrorStore {
         }
     }
 
+    /// The last title the agent gave the session (ACP's `session_info_update`), among the events
+    /// indexed for search; nil when it gave none.
+    public func agentTitle(sessionID: String) throws -> String? {
+        try database.queryFirst(
+            """
+            SELECT v.text FROM sessions s JOIN entries e ON e.session_no = s.session_no AND e.kind = 'session_info_update'
+            JOIN events v ON v.event_id = e.entry_id
+            WHERE s.session_id = ?1 ORDER BY e.first_ordinal DESC LIMIT 1
+            """,
+            [sessionID]
+        ) { $0.string(0) }
+    }
+
     /// Creates a session that exists only here (made offline) with a placeholder id, for the
     /// desktop of `history` (nil: the only one there is, whichever it turns out to be).
     public func createLocalSession(id: String, title: String? = nil, history: HistoryKey? = nil) throws {
