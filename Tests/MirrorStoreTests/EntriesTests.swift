@@ -204,9 +204,9 @@ struct EntriesTests {
         store.defersSearchIndexing = false
         clock.advance(by: 1_000)
         try store.indexPendingSearchText()
-        let incremental = try snapshot()
+        let incremental = try EntriesSnapshot(store)
         try store.rebuildEntries()
-        #expect(try snapshot() == incremental)
+        #expect(try EntriesSnapshot(store) == incremental)
         #expect(incremental.entries.count > 100)
         try store.database.execute("INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 1)")
     }
@@ -227,9 +227,9 @@ struct EntriesTests {
         let lastPrompt = try #require(try store.database.scalarInt64("SELECT max(ordinal) FROM events WHERE kind = 'tool_call'"))
         #expect(rewritten == [lastPrompt + 1], "the last reply alone, which the live words had gone on")
         #expect(try store.search("live").isEmpty && store.search("final").count == 1 && store.search("answer", limit: 100).count == 50)
-        let incremental = try snapshot()
+        let incremental = try EntriesSnapshot(store)
         try store.rebuildEntries()
-        #expect(try snapshot() == incremental)
+        #expect(try EntriesSnapshot(store) == incremental)
     }
 
     @Test("an indexed event cannot be deleted or changed under its entries, but through the store")
@@ -240,6 +240,35 @@ struct EntriesTests {
         #expect(throws: SQLiteError.self) { try store.database.run("UPDATE events SET text = 'x' WHERE event_id = ?", [reply]) }
         try store.write { try store.deleteEvents([reply], ofSession: 1) }
         #expect(try store.search("reply").count == 1)
+    }
+
+    @Test("a merge while the server session's last events wait for indexing ends and joins its messages as a rebuild does")
+    func mergeBeforeIndexing() throws {
+        try store.appendEvents([messageEvent("srv", text: "alp")])
+        try store.createLocalSession(id: "loc")
+        try store.appendEvents([messageEvent("loc", text: "ha beta")])
+        try store.createLocalSession(id: "echo")
+        try store.enqueuePrompt(sessionID: "echo", text: "go", clientMessageID: "c", localEcho: NewEvent(
+            sessionID: "echo", kind: "user_message_chunk", text: "go", updateJSON: Array("{}".utf8)))
+        store.defersSearchIndexing = true
+        try store.appendEvents([entryEvent("srv", text: "tool"), entryEvent("two", text: "tool")])
+        try store.appendEvents([messageEvent("two", text: "alpha ")])
+        try store.remapSession(localID: "loc", to: "srv")
+        try store.remapSession(localID: "echo", to: "two")
+        store.defersSearchIndexing = false
+        try store.indexPendingSearchText()
+        let incremental = try EntriesSnapshot(store)
+        try store.rebuildEntries()
+        #expect(try EntriesSnapshot(store) == incremental)
+    }
+
+    @Test("a chunk cannot be deleted from under its message past a tool call's update inside it")
+    func guardPastAnUpdate() throws {
+        var update = messageEvent("s", text: "progress")
+        update.kind = "tool_call_update"
+        try store.appendEvents([messageEvent("s", text: "one "), update, messageEvent("s", text: "two "), messageEvent("s", text: "three")])
+        let two = try #require(try store.database.scalarInt64("SELECT event_id FROM events WHERE text = 'two '"))
+        #expect(throws: SQLiteError.self) { try store.database.run("DELETE FROM events WHERE event_id = ?", [two]) }
     }
 
     @Test("the migration derives the entries of a mirror made before them")
@@ -255,29 +284,6 @@ struct EntriesTests {
         let store = try MirrorStore(path: path, clock: clock.mirrorClock)
         #expect(try store.search("idempotency").count == 1)
         #expect(try store.database.scalarInt64("SELECT count(*) FROM entries") == 1)
-    }
-
-    /// Every entry (but when its row was written) and every token the index holds, by row.
-    private func snapshot() throws -> Snapshot {
-        try store.database.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.entries_vocabulary USING fts5vocab(main, entries_fts, instance)")
-        return Snapshot(
-            entries: try store.database.query(
-                """
-                SELECT entry_id || ' ' || session_no || ' ' || kind || ' ' || origin || ' ' || first_ordinal || ' ' || last_ordinal
-                       || ' ' || last_event_id || ' ' || events || ' ' || length || ' ' || open || ' ' || (indexed_events = events) || ' '
-                       || coalesce(text_hash, 'NULL') || ' ' || coalesce(ts, 'NULL')
-                FROM entries ORDER BY entry_id
-                """
-            ) { $0.string(0) },
-            tokens: try store.database.query(
-                "SELECT term, doc, col, offset FROM temp.entries_vocabulary ORDER BY doc, col, offset"
-            ) { "\($0.string(0)) \($0.int64(1)) \($0.string(2)) \($0.int64(3))" }
-        )
-    }
-
-    private struct Snapshot: Equatable {
-        var entries: [String]
-        var tokens: [String]
     }
 
     /// A prompt sent whole: an entry of its own after any message.

@@ -28,10 +28,11 @@ struct DerivedEvent {
             }
         }
 
-        /// `role` in SQL, of the row's `kind` and `origin` (`EntryWriter.isChunk` for chunks).
-        static let sql = "CASE WHEN origin = 'local' THEN 0 WHEN kind = 'user_message_chunk' THEN 1 "
-            + "WHEN kind = 'agent_message_chunk' THEN 2 WHEN kind = 'agent_thought_chunk' THEN 3 "
-            + "WHEN kind = '\(EntryWriter.toolUpdateKind)' THEN 4 ELSE 0 END"
+        /// `role` in SQL, of the row's `kind` and `origin` (`EntryWriter.isChunk` for chunks; an
+        /// update of a tool call, from wherever, leaves a message open).
+        static let sql = "CASE WHEN kind = '\(EntryWriter.toolUpdateKind)' THEN 4 WHEN origin = 'local' THEN 0 "
+            + "WHEN kind = 'user_message_chunk' THEN 1 WHEN kind = 'agent_message_chunk' THEN 2 "
+            + "WHEN kind = 'agent_thought_chunk' THEN 3 ELSE 0 END"
     }
 
     /// The columns `init(row:)` reads, in its order: the text of chunks only (single events'

@@ -24,8 +24,8 @@ extension MirrorStore {
             let placed = try database.scalarInt64(
                 "SELECT min(ordinal) FROM events WHERE session_no = ?1 AND event_id > ?2 AND event_id <= ?3", [sessionNo, first, last]
             ) ?? .min
-            let restart = try derivationRestart(ofSession: sessionNo, before: placed)
-            try withdrawEntries(ofSession: sessionNo, after: restart)
+            let restart = try derivationRestart(ofSession: sessionNo, before: placed, through: last)
+            try withdrawEntries(ofSession: sessionNo, after: restart, derivedThrough: last)
             try deriveEntries(ofSession: sessionNo, after: restart, through: last)
         }
         return writer.lagsOpenMessages
@@ -35,10 +35,11 @@ extension MirrorStore {
     /// (deletes or moves them, or places events among them), with the session's entries from
     /// there withdrawn before and derived again after, in the caller's transaction.
     func changingIndexedEvents<T>(ofSession sessionNo: Int64, from first: Int64, _ body: () throws -> T) throws -> T {
-        let restart = try derivationRestart(ofSession: sessionNo, before: first)
-        try withdrawEntries(ofSession: sessionNo, after: restart)
+        let indexed = try searchIndexedUpTo()
+        let restart = try derivationRestart(ofSession: sessionNo, before: first, through: indexed)
+        try withdrawEntries(ofSession: sessionNo, after: restart, derivedThrough: indexed)
         let result = try body()
-        try deriveEntries(ofSession: sessionNo, after: restart, through: try searchIndexedUpTo())
+        try deriveEntries(ofSession: sessionNo, after: restart, through: indexed)
         return result
     }
 
@@ -57,20 +58,24 @@ extension MirrorStore {
     }
 
     /// The ordinal after which a session's entries are derived again when its events change from
-    /// the ordinal `first` on: that of the last event before `first` that ends a message (neither a
-    /// chunk nor an update of a tool call), whose entries and those before it stay as they are;
-    /// `Int64.min` if there is none.
-    func derivationRestart(ofSession sessionNo: Int64, before first: Int64) throws -> Int64 {
+    /// the ordinal `first` on: that of the last event before `first`, among those derived (ids up
+    /// to `last`), that ends a message (neither a chunk nor an update of a tool call), whose
+    /// entries and those before it stay as they are; `Int64.min` if there is none. (An event not
+    /// derived yet ends nothing: a merge places the local session's events after such ones.)
+    func derivationRestart(ofSession sessionNo: Int64, before first: Int64, through last: Int64) throws -> Int64 {
         try database.scalarInt64(
-            "SELECT ordinal FROM events WHERE session_no = ?1 AND ordinal < ?2 AND \(DerivedEvent.Role.sql) = 0 ORDER BY ordinal DESC LIMIT 1",
-            [sessionNo, first]
+            """
+            SELECT ordinal FROM events WHERE session_no = ?1 AND ordinal < ?2 AND event_id <= ?3 AND \(DerivedEvent.Role.sql) = 0
+            ORDER BY ordinal DESC LIMIT 1
+            """,
+            [sessionNo, first, last]
         ) ?? .min
     }
 
     /// Removes a session's entries that begin after the ordinal `restart` (all of them by
-    /// default) and their rows in the index (made from its events as they are now: before they
-    /// change).
-    func withdrawEntries(ofSession sessionNo: Int64, after restart: Int64 = .min) throws {
+    /// default) and their rows in the index (made from its events as they are now, before they
+    /// change, with ids up to `last`: what they were derived from).
+    func withdrawEntries(ofSession sessionNo: Int64, after restart: Int64 = .min, derivedThrough last: Int64) throws {
         let entries = try database.query(
             """
             SELECT \(EntryWriter.messageColumns()), text_hash IS NOT NULL FROM entries
@@ -81,7 +86,7 @@ extension MirrorStore {
         var rows = EntryIndexRows()
         for entry in entries where entry.indexed && entry.message.indexedEvents > 0 {
             let message = entry.message
-            let text = try entryText(of: message, firstEvents: message.indexedEvents)
+            let text = try entryText(of: message, firstEvents: message.indexedEvents, derivedThrough: last)
             try rows.delete(rowID: message.entryID, text: text, kind: message.kind, sessionNo: sessionNo, database: database)
         }
         try rows.write(database: database, singles: nil)
@@ -166,17 +171,21 @@ extension MirrorStore {
             let message = try database.queryFirst(
                 "SELECT \(EntryWriter.messageColumns()) FROM entries WHERE entry_id = ?1", [entryID]
             ) { EntryWriter.message($0) }
-            return try message.map { try entryText(of: $0) }
+            return try message.map { try entryText(of: $0, derivedThrough: searchIndexedUpTo()) }
         }
     }
 
     /// The text of `message`, as it is now.
     ///
-    /// - Parameter count: of a message, the text of its first `count` chunks (what its row in the
-    ///   index holds, when it lags).
-    func entryText(of message: EntryWriter.Message, firstEvents count: Int64 = .max) throws -> String {
+    /// - Parameters:
+    ///   - count: of a message, the text of its first `count` chunks (what its row in the index
+    ///     holds, when it lags);
+    ///   - last: the highest event id it was derived from (the watermark, or a derivation's bound):
+    ///     its chunks are read up to there, not up to its last chunk's id, which a merged session's
+    ///     chunks need not grow with.
+    func entryText(of message: EntryWriter.Message, firstEvents count: Int64 = .max, derivedThrough last: Int64) throws -> String {
         if EntryWriter.isChunk(kind: message.kind, origin: message.origin) {
-            return try EntryWriter.chunkTexts(of: message, upTo: message.lastEventID, database: database).prefix(Int(count)).joined()
+            return try EntryWriter.chunkTexts(of: message, upTo: last, database: database).prefix(Int(count)).joined()
         }
         return try database.queryFirst("SELECT text FROM events WHERE event_id = ?1", [message.entryID]) { $0.string(0) } ?? ""
     }

@@ -123,7 +123,7 @@ extension MirrorStore {
                                       snippet: "", occurrences: occurrences), message)
                 }
             ) else { return nil }
-            let text = try entryText(of: message)
+            let text = try entryText(of: message, derivedThrough: searchIndexedUpTo())
             var found = hit
             let spans = try SearchTokenizer.spans(of: [text], database: database)[0]
             found.snippet = SearchSnippet.make(text: text, spans: spans, terms: terms, markers: markers)

@@ -213,7 +213,7 @@ extension MirrorStore {
                 let serverNo = try sessionNumber(of: serverID)
                 let offset = try nextOrdinal(inSession: serverNo)
                 let first = try database.scalarInt64("SELECT min(ordinal) FROM events WHERE session_no = ?", [localNo]) ?? 0
-                try withdrawEntries(ofSession: localNo)
+                try withdrawEntries(ofSession: localNo, derivedThrough: try searchIndexedUpTo())
                 // The local events go after the server session's last: its entries from there on change.
                 try changingIndexedEvents(ofSession: serverNo, from: offset) {
                     try database.run(

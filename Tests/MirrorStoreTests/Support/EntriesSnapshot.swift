@@ -1,0 +1,23 @@
+@testable import MirrorStore
+
+/// Every entry of a mirror (but when its row was written) and every token its index holds, by
+/// row: what a rebuild of the entries must leave as it found it.
+struct EntriesSnapshot: Equatable {
+    var entries: [String]
+    var tokens: [String]
+
+    init(_ store: MirrorStore) throws {
+        try store.database.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.entries_vocabulary USING fts5vocab(main, entries_fts, instance)")
+        entries = try store.database.query(
+            """
+            SELECT entry_id || ' ' || session_no || ' ' || kind || ' ' || origin || ' ' || first_ordinal || ' ' || last_ordinal
+                   || ' ' || last_event_id || ' ' || events || ' ' || length || ' ' || open || ' ' || (indexed_events = events) || ' '
+                   || coalesce(text_hash, 'NULL') || ' ' || coalesce(ts, 'NULL')
+            FROM entries ORDER BY entry_id
+            """
+        ) { $0.string(0) }
+        tokens = try store.database.query(
+            "SELECT term, doc, col, offset FROM temp.entries_vocabulary ORDER BY doc, col, offset"
+        ) { "\($0.string(0)) \($0.int64(1)) \($0.string(2)) \($0.int64(3))" }
+    }
+}
