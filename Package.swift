@@ -104,10 +104,17 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
 
+        // Layer 4: the read model, one typed, redacted view of the mirror for every front end.
+        .target(
+            name: "ReadModel",
+            dependencies: ["MirrorStore", "Secrets", "Bridge"]
+        ),
+
         // Layer 5: the command layer shared by oa-sync and oa-repl.
         .target(
             name: "Commands",
             dependencies: [
+                "ReadModel",
                 "MirrorStore",
                 "Primitives",
                 "Secrets",
@@ -126,6 +133,7 @@ let package = Package(
             name: "MirrorMCP",
             dependencies: [
                 "Commands",
+                "ReadModel",
                 "MirrorStore",
                 "Primitives",
                 "Secrets",
@@ -323,7 +331,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["Commands", "MirrorMCP", "MirrorStore", "Primitives", "Secrets", "TestSupport", "ToolSupport", "CCmarkGFM"],
+            dependencies: ["Commands", "ReadModel", "MirrorMCP", "MirrorStore", "Primitives", "Secrets", "TestSupport", "ToolSupport", "CCmarkGFM"],
             exclude: ["Golden"]
         ),
         .testTarget(

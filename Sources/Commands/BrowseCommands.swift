@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import ReadModel
 import Secrets
 
 /// Commands that read the mirror: threads, sessions, show, search, status.
@@ -37,35 +38,13 @@ package enum BrowseCommands {
         let limit = try arguments.integer("limit", default: 20, range: 1...10_000)
         let offset = try arguments.integer("offset", default: 0, range: 0...Int(Int32.max))
         let desktop = try arguments.string("desktop")
-        let store = try context.store()
-        let redactor = try context.redactor()
-        let rows = try storeCall { () throws -> [(SessionSummary, String?, String)] in
-            try store.read {
-                try store.sessions(limit: limit, offset: offset, desktop: desktop).map { session in
-                    let title = try SessionTitle.of(session, store: store)
-                    return (session, redactor.map { redactor in title.map(redactor.redact) } ?? title, try syncState(session, store: store))
-                }
-            }
-        }
-        let json: JSONValue = .array(rows.map { session, title, state in
-            .object([
-                JSONMember("session_id", .string(session.sessionID)), JSONMember("title", title.map(JSONValue.string) ?? .null),
-                JSONMember("mode", session.mode.map(JSONValue.string) ?? .null), JSONMember("last_activity", iso(session.lastTS)),
-                JSONMember("event_count", .number(session.localEventCount)),
-                JSONMember("server_event_count", session.serverEventCount.map { .number($0) } ?? .null),
-                JSONMember("sync_state", .string(state)),
-                JSONMember("desktop", session.desktop.map(JSONValue.string) ?? .null),
-                JSONMember("gone_from_desktop_at", iso(session.goneAt)),
-                JSONMember("events_gone_from_desktop", .number(session.goneEventCount)),
-                JSONMember("sync_error", session.syncError.map(JSONValue.string) ?? .null),
-                JSONMember("sync_error_at", iso(session.syncErrorAt)),
-                JSONMember("retry_after", iso(session.retryAfter)),
-            ])
+        let views = try context.views()
+        let rows = try storeCall { try views.sessionRows(limit: limit, offset: offset, desktop: desktop) }
+        let table = TextTable(headers: ["SESSION", "MODE", "LAST ACTIVITY", "EVENTS", "STATE", "TITLE"], rows: rows.map { row in
+            [Formatting.short(row.sessionID), row.mode ?? "-", row.lastActivity?.iso8601 ?? "-", String(row.eventCount),
+             context.palette.state(row.syncState.rawValue), row.title.map { SessionTitle.cut($0, to: SessionTitle.columnWidth) } ?? ""]
         })
-        let table = TextTable(headers: ["SESSION", "MODE", "LAST ACTIVITY", "EVENTS", "STATE", "TITLE"], rows: rows.map { session, title, state in
-            [Formatting.short(session.sessionID), session.mode ?? "-", Formatting.iso8601(session.lastTS) ?? "-",
-             String(session.localEventCount), context.palette.state(state), title.map { SessionTitle.cut($0, to: SessionTitle.columnWidth) } ?? ""]
-        })
+        let json = try storeCall { try JSONValueEncoder().encode(rows) }
         return CommandResult(json: json, table: table)
     }
 
@@ -307,20 +286,6 @@ package enum BrowseCommands {
 
     static func iso(_ milliseconds: Int64?) -> JSONValue {
         Formatting.iso8601(milliseconds).map(JSONValue.string) ?? .null
-    }
-
-    /// `local` (made offline), `gone` (no longer on its desktop: kept here), `failed` (its
-    /// timeline could not be mirrored: `sync_error`, retried with backoff), `provisional` (live
-    /// updates awaiting confirmation), `incomplete` (the mirror holds fewer of its events than
-    /// the bridge reported), `pending` (prompts queued) or `synced`.
-    package static func syncState(_ session: SessionSummary, store: MirrorStore) throws -> String {
-        if session.origin == .local { return "local" }
-        if session.goneAt != nil { return "gone" }
-        if session.syncError != nil { return "failed" }
-        if try store.hasProvisionalEvents(sessionID: session.sessionID) { return "provisional" }
-        if let reported = session.serverEventCount, session.localEventCount < reported { return "incomplete" }
-        let queued = try store.pendingPromptCount(sessionID: session.sessionID)
-        return queued > 0 ? "pending" : "synced"
     }
 
     static func eventJSON(_ event: TimelineEvent) -> JSONValue {

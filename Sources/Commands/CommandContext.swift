@@ -1,6 +1,7 @@
 import Foundation
 import MirrorStore
 import Secrets
+import ReadModel
 
 /// What commands work on: the mirror (opened on first use) and the bridge `sync` talks to.
 ///
@@ -70,6 +71,11 @@ public final class CommandContext {
     /// A redactor for one document (its tags numbered afresh), or nil when `redacts` is off.
     package func redactor() throws(CommandError) -> Redactor? {
         redacts ? Redactor(detector: try secretDetector()) : nil
+    }
+
+    /// The views of the mirror (`MirrorViews`), redacted unless the person asked otherwise.
+    package func views() throws(CommandError) -> MirrorViews {
+        MirrorViews(store: try store(), redaction: redacts ? .redacted(try secretDetector()) : .none)
     }
 
     /// Closes the mirror, so that another writer (a sync) may take it.

@@ -1,3 +1,4 @@
+import ReadModel
 /// A conversation as plain text for a terminal, its headings coloured by `palette` when it has colour.
 enum ConversationText {
     static func render(_ conversation: Conversation, palette: Palette = .plain) -> String {

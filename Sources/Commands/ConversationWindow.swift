@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import ReadModel
 
 /// The part of a session's conversation around one event: the entry (message, tool call, …) the
 /// event belongs to and `context` entries before and after it, read without reading the whole

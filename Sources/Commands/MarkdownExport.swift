@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import ReadModel
 import Secrets
 
 /// A session as a Markdown document: the desktop's "Export Transcript", with its faults fixed.

@@ -1,4 +1,5 @@
 import MirrorStore
+import ReadModel
 
 /// How text for people is styled: ANSI colours on a terminal, nothing in pipes, files, JSON or
 /// with `NO_COLOR` (the front end chooses, and sets `CommandContext.palette`).

@@ -1,6 +1,7 @@
 import Commands
 import Logging
 import MCP
+import ReadModel
 
 /// The mirror as an MCP server on standard input and output (`oa-repl --mcp`): tools to search,
 /// list and read sessions (and, when allowed, to queue prompts), and each recent session as a
@@ -65,11 +66,10 @@ public struct MirrorMCPServer: Sendable {
         await server.withMethodHandler(ListResources.self) { _ in
             // No mirror yet, or unreadable: no resources (the tools say why).
             let sessions = (try? await mirror.recentSessions(limit: Self.listedResources)) ?? []
-            return ListResources.Result(resources: sessions.map { listing in
-                Resource(name: listing.title.isEmpty ? "Session \(listing.session.sessionID)" : listing.title,
-                         uri: SessionURI.uri(for: listing.session.sessionID),
-                         description: "The session's conversation as Markdown (\(listing.session.localEventCount) events; "
-                             + "last activity \(Formatting.iso8601(listing.session.lastTS) ?? "unknown")).",
+            return ListResources.Result(resources: sessions.map { row in
+                Resource(name: row.title ?? "Session \(row.sessionID)", uri: SessionURI.uri(for: row.sessionID),
+                         description: "The session's conversation as Markdown (\(row.eventCount) events; "
+                             + "last activity \(row.lastActivity?.iso8601 ?? "unknown")).",
                          mimeType: "text/markdown")
             }, nextCursor: nil)
         }

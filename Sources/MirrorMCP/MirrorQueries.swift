@@ -2,6 +2,7 @@ import Commands
 import Foundation
 import MirrorStore
 import Primitives
+import ReadModel
 import Secrets
 
 /// What the MCP tools and resources read from (and, for prompts, write to) the mirror, on a thread
@@ -37,24 +38,15 @@ actor MirrorQueries {
         }
     }
 
-    /// Sessions, most recent activity first; with `query`, only those whose title holds it or
-    /// whose events match it as a search.
-    func sessions(limit: Int, offset: Int, query: String?) throws(ToolFailure) -> [SessionListing] {
+    /// Sessions, most recent activity first, paged in SQL; with `query`, only those whose title
+    /// holds it or whose events match it as a search.
+    func sessions(limit: Int, offset: Int, query: String?) throws(ToolFailure) -> [SessionRow] {
         try withStore { store in
-            try store.read {
-                var sessions: [SessionSummary]
-                if let query {
-                    let request = try SearchRequest(query: query, options: .none, context: context)
-                    let matching = Set(try store.search(request.expression, filter: request.filter, limit: MirrorStore.searchRankWindow).map(\.sessionID))
-                    let words = query.lowercased()
-                    sessions = try store.sessions().filter { matching.contains($0.sessionID) || ($0.title?.lowercased().contains(words) ?? false) }
-                    sessions = Array(sessions.dropFirst(offset).prefix(limit))
-                } else {
-                    sessions = try store.sessions(limit: limit, offset: offset)
-                }
-                let redactor = try context.redactor()
-                return try sessions.map { SessionListing(session: $0, title: try title(of: $0, store: store, redactor: redactor)) }
-            }
+            let views = try context.views()
+            guard let query else { return try views.sessionRows(limit: limit, offset: offset) }
+            let request = try SearchRequest(query: query, options: .none, context: context)
+            let matching = Set(try store.search(request.expression, filter: request.filter, limit: MirrorStore.searchRankWindow).map(\.sessionID))
+            return try views.sessionRows(limit: limit, offset: offset, matching: SessionMatch(sessionIDs: matching.sorted(), titleWords: query))
         }
     }
 
@@ -96,7 +88,7 @@ actor MirrorQueries {
     }
 
     /// The most recently active sessions, for the resource list.
-    func recentSessions(limit: Int) throws(ToolFailure) -> [SessionListing] {
+    func recentSessions(limit: Int) throws(ToolFailure) -> [SessionRow] {
         try sessions(limit: limit, offset: 0, query: nil)
     }
 
@@ -143,11 +135,5 @@ actor MirrorQueries {
 /// A search hit and its session's title.
 struct SessionHit: Sendable {
     var hit: SearchHit
-    var title: String
-}
-
-/// A session and its title (or first prompt).
-struct SessionListing: Sendable {
-    var session: SessionSummary
     var title: String
 }

@@ -1,5 +1,6 @@
 import Commands
 import MirrorStore
+import ReadModel
 import Secrets
 
 /// A part of a session's conversation as Markdown (the export's rendering), from one entry on,

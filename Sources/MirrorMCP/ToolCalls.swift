@@ -2,6 +2,7 @@ import Commands
 import Foundation
 import MCP
 import MirrorStore
+import ReadModel
 
 /// Runs `tools/call`: reads the arguments, asks the mirror, and answers with text for the model
 /// and the same as structured content. A mistake the model can correct (a wrong id, a missing
@@ -63,22 +64,20 @@ struct ToolCalls: Sendable {
         let offset = try arguments.integer("offset", default: 0, range: 0...Int(Int32.max))
         let query = try arguments.string("query").flatMap { $0.isEmpty ? nil : $0 }
         let sessions = try await mirror.sessions(limit: limit, offset: offset, query: query)
-        let lines = sessions.map { listing in
-            let session = listing.session
-            return "- \(Formatting.short(session.sessionID)) \"\(listing.title)\" — \(session.mode ?? "mode unknown"), last activity "
-                + "\(Formatting.iso8601(session.lastTS) ?? "unknown"), \(session.localEventCount) events (full id \(session.sessionID))"
+        let lines = sessions.map { row in
+            "- \(Formatting.short(row.sessionID)) \"\(row.title ?? "")\" — \(row.mode ?? "mode unknown"), last activity "
+                + "\(row.lastActivity?.iso8601 ?? "unknown"), \(row.eventCount) events (full id \(row.sessionID))"
         }
         let more = sessions.count == limit ? "\n\nMore may follow: call again with offset: \(offset + limit)." : ""
         let text = sessions.isEmpty
             ? (query.map { "No session's title or events match \"\($0)\"." } ?? "No sessions\(offset > 0 ? " after offset \(offset)" : " are mirrored yet").")
             : "\(sessions.count) session(s), most recent activity first:\n" + lines.joined(separator: "\n") + more
-        let structured: Value = ["sessions": .array(sessions.map { listing in
-            let session = listing.session
-            return [
-                "session_id": .string(session.sessionID), "session_short_id": .string(Formatting.short(session.sessionID)),
-                "title": .string(listing.title), "mode": session.mode.map(Value.string) ?? .null,
-                "last_activity": Self.time(session.lastTS), "events": .int(Int(session.localEventCount)),
-                "desktop": session.desktop.map(Value.string) ?? .null, "gone_from_desktop": .bool(session.goneAt != nil),
+        let structured: Value = ["sessions": .array(sessions.map { row in
+            [
+                "session_id": .string(row.sessionID), "session_short_id": .string(Formatting.short(row.sessionID)),
+                "title": .string(row.title ?? ""), "mode": row.mode.map(Value.string) ?? .null,
+                "last_activity": Self.time(row.lastActivity?.milliseconds), "events": .int(Int(row.eventCount)),
+                "desktop": row.desktop.map(Value.string) ?? .null, "gone_from_desktop": .bool(row.goneFromDesktopAt != nil),
             ]
         })]
         return Self.result(text, structured)

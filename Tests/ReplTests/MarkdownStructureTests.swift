@@ -1,4 +1,5 @@
 @testable import Commands
+@testable import ReadModel
 import Foundation
 import MirrorStore
 import TestSupport

@@ -1,4 +1,5 @@
 @testable import Commands
+@testable import ReadModel
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Bridge
 @testable import Commands
+@testable import ReadModel
 import Foundation
 import MirrorStore
 import TestSupport

@@ -1,4 +1,5 @@
 @testable import Commands
+@testable import ReadModel
 import Testing
 
 @Suite("A session's title, by one rule")

@@ -1,5 +1,6 @@
 import Bridge
 @testable import Commands
+@testable import ReadModel
 @testable import MirrorStore
 import Secrets
 import TestSupport

@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import ReadModel
 
 /// The conversation view of `show`, written as the events arrive: a streamed chunk continues the
 /// message it belongs to on screen rather than starting a block of its own, a tool call is shown

@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import MirrorStore
+import ReadModel
 import Secrets
 
 /// A session as self-contained HTML: one file per page, opening in any browser with no network

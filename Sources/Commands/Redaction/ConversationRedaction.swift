@@ -1,4 +1,5 @@
 import Bridge
+import ReadModel
 import Secrets
 
 extension Conversation {

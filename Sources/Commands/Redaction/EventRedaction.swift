@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import ReadModel
 import Secrets
 
 /// Stored events with their secrets redacted, for the views that show events one by one (`export

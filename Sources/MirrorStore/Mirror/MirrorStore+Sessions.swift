@@ -242,16 +242,30 @@ extension MirrorStore {
         }
     }
 
-    /// Mirrored sessions, most recent activity first; those of the desktop named `desktop` only,
-    /// when given.
-    public func sessions(limit: Int? = nil, offset: Int = 0, desktop: String? = nil) throws -> [SessionSummary] {
-        try database.query(
+    /// Sessions, most recent activity first, at most `limit` after the first `offset`: those of
+    /// the desktop named `desktop` if given; with `among` or `titleHolding`, only those among
+    /// these ids or whose title (the one the desktop's list gave) holds these words, ignoring the
+    /// case of ASCII letters.
+    public func sessions(limit: Int? = nil, offset: Int = 0, desktop: String? = nil,
+                         among ids: [String]? = nil, titleHolding words: String? = nil) throws -> [SessionSummary] {
+        var arguments: [any DatabaseValueConvertible] = [limit ?? -1, offset, desktop]
+        var matching: [String] = []
+        if let ids, !ids.isEmpty {
+            matching.append("session_id IN (" + ids.indices.map { "?\($0 + 4)" }.joined(separator: ", ") + ")")
+            arguments += ids
+        }
+        if let words {
+            arguments.append(words.lowercased())
+            matching.append("instr(lower(coalesce(title, '')), ?\(arguments.count)) > 0")
+        }
+        let kept = ids == nil && words == nil ? "" : " AND (" + (matching.isEmpty ? "0" : matching.joined(separator: " OR ")) + ")"
+        return try database.query(
             """
             SELECT \(Self.sessionColumns) FROM sessions
-            WHERE ?3 IS NULL OR history_no IN (SELECT history_no FROM histories WHERE desktop = ?3)
+            WHERE (?3 IS NULL OR history_no IN (SELECT history_no FROM histories WHERE desktop = ?3))\(kept)
             ORDER BY last_ts DESC, session_id LIMIT ?1 OFFSET ?2
             """,
-            [limit ?? -1, offset, desktop],
+            arguments,
             Self.sessionSummary
         )
     }

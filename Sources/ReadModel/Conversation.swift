@@ -49,7 +49,7 @@ public struct Conversation: Sendable, Equatable {
     public var entries: [Entry]
 
     /// A conversation of these entries (a part of another one).
-    init(entries: [Entry]) {
+    package init(entries: [Entry]) {
         self.entries = entries
     }
 
@@ -155,7 +155,8 @@ public struct Conversation: Sendable, Equatable {
 }
 
 extension String {
-    var nilIfEmpty: String? { isEmpty ? nil : self }
+    /// The string, or nil when it is empty.
+    package var nilIfEmpty: String? { isEmpty ? nil : self }
 }
 
 extension Conversation.ToolCallEntry {

@@ -1,0 +1,42 @@
+import MirrorStore
+import Secrets
+
+/// The one maker of the views every front end shows (the REPL, JSON lines, MCP, the exports):
+/// created with a `RedactionPolicy`, it redacts every text it puts in a view, so that a front end
+/// has nothing to remember. Its calls read the store in the caller's thread (SQLite blocks: call
+/// them from a thread of their own, as the command runner and the MCP server's queries do).
+public struct MirrorViews {
+    public let store: MirrorStore
+    public let redaction: RedactionPolicy
+
+    public init(store: MirrorStore, redaction: RedactionPolicy) {
+        self.store = store
+        self.redaction = redaction
+    }
+
+    /// Sessions, most recent activity first, paged in SQL: those of the desktop named `desktop`
+    /// if given; with `matching`, only those it admits. Their titles are redacted as one
+    /// document.
+    public func sessionRows(limit: Int, offset: Int, desktop: String? = nil, matching: SessionMatch? = nil) throws -> [SessionRow] {
+        let redactor = redaction.redactor()
+        return try store.read {
+            try store.sessions(limit: limit, offset: offset, desktop: desktop, among: matching?.sessionIDs,
+                               titleHolding: matching?.titleWords).map { session in
+                let title = try SessionTitle.of(session, store: store)
+                return SessionRow(session, title: title.map { redactor?.redact($0) ?? $0 }, state: try SessionState.of(session, store: store))
+            }
+        }
+    }
+}
+
+/// Which sessions a list keeps: those among `sessionIDs` (a search's), or whose desktop-given
+/// title holds `titleWords` (ignoring the case of ASCII letters).
+public struct SessionMatch: Sendable {
+    public var sessionIDs: [String]
+    public var titleWords: String?
+
+    public init(sessionIDs: [String], titleWords: String?) {
+        self.sessionIDs = sessionIDs
+        self.titleWords = titleWords
+    }
+}
