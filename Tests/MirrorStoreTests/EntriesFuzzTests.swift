@@ -10,13 +10,12 @@ import ToolSupport
 /// again and again against a rebuild of the entries from the events.
 @Suite("Entries fuzz: a rebuild equals the entries derived step by step", .endsWithin(.seconds(600)))
 struct EntriesFuzzTests {
-    let directory: TemporaryDirectory
-    let clock = ManualClock()
-    let store: MirrorStore
+    let mirror: MirrorFixture
+    var clock: ManualClock { mirror.clock }
+    var store: MirrorStore { mirror.store }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        store = try MirrorStore(path: directory.path("mirror.sqlite"), clock: clock.mirrorClock)
+        mirror = try MirrorFixture()
     }
 
     /// Seed 63 found a message left open by a restart at an event not derived yet (a merge while

@@ -6,13 +6,13 @@ import ToolSupport
 
 @Suite("Entries: search over messages, not chunks", .endsWithin(.seconds(120)))
 struct EntriesTests {
-    let directory: TemporaryDirectory
-    let clock = ManualClock()
-    let store: MirrorStore
+    let mirror: MirrorFixture
+    var directory: TemporaryDirectory { mirror.directory }
+    var clock: ManualClock { mirror.clock }
+    var store: MirrorStore { mirror.store }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        store = try MirrorStore(path: directory.path("mirror.sqlite"), clock: clock.mirrorClock)
+        mirror = try MirrorFixture()
     }
 
     static let reply = """

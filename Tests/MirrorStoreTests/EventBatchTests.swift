@@ -5,12 +5,11 @@ import Testing
 
 @Suite("Packed event batches", .endsWithin(.seconds(120)))
 struct EventBatchTests {
-    let directory: TemporaryDirectory
-    let store: MirrorStore
+    let mirror: MirrorFixture
+    var store: MirrorStore { mirror.store }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        mirror = try MirrorFixture()
     }
 
     func modeEvent(_ session: String, seq: Int64, mode: String) -> NewEvent {

@@ -5,12 +5,12 @@ import Testing
 
 @Suite("Outbox", .endsWithin(.seconds(120)))
 struct OutboxTests {
-    let directory: TemporaryDirectory
-    let store: MirrorStore
+    let mirror: MirrorFixture
+    var directory: TemporaryDirectory { mirror.directory }
+    var store: MirrorStore { mirror.store }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        mirror = try MirrorFixture()
         try store.upsertSessions([SessionRecord(sessionID: "a"), SessionRecord(sessionID: "b")])
     }
 

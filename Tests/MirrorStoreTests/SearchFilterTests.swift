@@ -5,12 +5,11 @@ import Testing
 
 @Suite("Search: relevance and filters", .endsWithin(.seconds(120)))
 struct SearchFilterTests {
-    let directory: TemporaryDirectory
-    let store: MirrorStore
+    let mirror: MirrorFixture
+    var store: MirrorStore { mirror.store }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        mirror = try MirrorFixture()
     }
 
     /// An event of `kind`; by default an entry of its own (`entryEvent`).

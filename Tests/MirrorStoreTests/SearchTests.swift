@@ -5,12 +5,11 @@ import Testing
 
 @Suite("Full-text search", .endsWithin(.seconds(120)))
 struct SearchTests {
-    let directory: TemporaryDirectory
-    let store: MirrorStore
+    let mirror: MirrorFixture
+    var store: MirrorStore { mirror.store }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        mirror = try MirrorFixture()
     }
 
     @Test("inserts are found, newest first, with snippets")

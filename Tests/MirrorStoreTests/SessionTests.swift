@@ -5,13 +5,12 @@ import Testing
 
 @Suite("Sessions, threads and status", .endsWithin(.seconds(120)))
 struct SessionTests {
-    let directory: TemporaryDirectory
-    let clock = ManualClock()
-    let store: MirrorStore
+    let mirror: MirrorFixture
+    var clock: ManualClock { mirror.clock }
+    var store: MirrorStore { mirror.store }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        store = try MirrorStore(path: directory.path("mirror.sqlite"), clock: clock.mirrorClock)
+        mirror = try MirrorFixture()
     }
 
     @Test("what the bridge says is merged: missing fields keep their values")

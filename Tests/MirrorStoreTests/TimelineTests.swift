@@ -5,12 +5,11 @@ import Testing
 
 @Suite("Timelines", .endsWithin(.seconds(120)))
 struct TimelineTests {
-    let directory: TemporaryDirectory
-    let store: MirrorStore
+    let mirror: MirrorFixture
+    var store: MirrorStore { mirror.store }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        mirror = try MirrorFixture()
     }
 
     @Test("a page and the cursor commit together, in order, per session")

@@ -7,12 +7,11 @@ import Testing
 
 @Suite("The read model's views, made in process")
 struct MirrorViewsTests {
-    let directory: TemporaryDirectory
-    let store: MirrorStore
+    let mirror: MirrorFixture
+    var store: MirrorStore { mirror.store }
 
     init() throws {
-        directory = try TemporaryDirectory()
-        store = try MirrorStore(path: directory.path("mirror.sqlite"))
+        mirror = try MirrorFixture()
     }
 
     @Test("session rows: titles by one rule and redacted, every documented member in order, paged and filtered in SQL")

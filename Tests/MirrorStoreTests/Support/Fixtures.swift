@@ -1,20 +1,6 @@
 import Foundation
 import MirrorStore
 import TestSupport
-import Synchronization
-
-/// A clock the tests move by hand.
-final class ManualClock: Sendable {
-    private let milliseconds = Mutex(Int64(1_731_000_000_000))
-
-    var mirrorClock: MirrorClock {
-        MirrorClock { self.milliseconds.withLock { $0 } }
-    }
-
-    func advance(by delta: Int64) {
-        milliseconds.withLock { $0 += delta }
-    }
-}
 
 /// A synthetic agent message event.
 func messageEvent(_ session: String, seq: Int64? = nil, text: String, provisional: Bool = false) -> NewEvent {
