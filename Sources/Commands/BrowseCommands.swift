@@ -142,28 +142,25 @@ package enum BrowseCommands {
         let limit = try arguments.integer("limit", default: 20, range: 1...1000)
         let request = try SearchRequest(query: try arguments.requiredString("query"), options: try searchFilter(arguments, context: context),
                                         context: context)
-        let redactor = try context.redactor()
-        let (hits, inOutput) = try storeCall {
-            let store = try context.store()
-            let hits = try SnippetRedaction.redacted(try store.search(request.expression, filter: request.filter, limit: limit,
-                                                                      markers: Palette.snippetMarkers),
-                                                     markers: Palette.snippetMarkers, store: store, by: redactor)
-            // A search that found little elsewhere says what tool output holds.
-            let leavesOutputOut = !request.filter.everywhere && request.filter.kind == nil && request.expression.places.isEmpty
-            let inOutput = leavesOutputOut && hits.count < limit ? try store.countInToolOutput(request.expression, filter: request.filter) : 0
-            return (hits, inOutput)
+        let views = try context.views()
+        // A search that found little elsewhere says what tool output holds.
+        let leavesOutputOut = !request.filter.everywhere && request.filter.kind == nil && request.expression.places.isEmpty
+        let page = try storeCall {
+            try views.searchPage(request.expression, filter: request.filter, limit: limit, markers: Palette.snippetMarkers,
+                                 leavesOutputOut: leavesOutputOut)
         }
-        let json: JSONValue = .array(hits.map { hit in
-            .object([JSONMember("session_id", .string(hit.sessionID)), JSONMember("ordinal", .number(hit.ordinal)),
-                     JSONMember("last_ordinal", .number(hit.lastOrdinal)), JSONMember("event_id", .number(hit.eventID)),
-                     JSONMember("kind", .string(hit.kind)), JSONMember("time", iso(hit.timestamp)),
-                     JSONMember("occurrences", .number(Int64(hit.occurrences))),
-                     JSONMember("snippet", .string(Palette.plain.highlighted(hit.snippet)))])
-        })
-        let table = TextTable(headers: ["SESSION", "#", "KIND", "SNIPPET"], rows: hits.map {
+        let json = try storeCall {
+            try JSONValueEncoder().encode(page.hits.map { hit in
+                var plain = hit
+                plain.snippet = Palette.plain.highlighted(hit.snippet)
+                return plain
+            })
+        }
+        let table = TextTable(headers: ["SESSION", "#", "KIND", "SNIPPET"], rows: page.hits.map {
             [Formatting.short($0.sessionID), Self.ordinals($0), $0.kind,
              context.palette.highlighted($0.snippet) + ($0.occurrences > 1 ? " (×\($0.occurrences))" : "")]
         })
+        let inOutput = page.inToolOutput
         var result = CommandResult(json: json, table: table)
         if inOutput > 0 {
             let count = inOutput >= 1000 ? "1000 or more" : String(inOutput)
@@ -173,7 +170,7 @@ package enum BrowseCommands {
     }
 
     /// A hit's ordinals: its first, or its first and last (`12–40`) for a message of many chunks.
-    private static func ordinals(_ hit: SearchHit) -> String {
+    private static func ordinals(_ hit: SearchHitRow) -> String {
         hit.lastOrdinal > hit.ordinal ? "\(hit.ordinal)–\(hit.lastOrdinal)" : String(hit.ordinal)
     }
 

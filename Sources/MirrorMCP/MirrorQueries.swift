@@ -23,18 +23,12 @@ actor MirrorQueries {
     }
 
     /// The most relevant hits for `query`, each with its session's title.
-    func search(_ query: String, limit: Int, session prefix: String?) throws(ToolFailure) -> [SessionHit] {
-        try withStore { store in
+    func search(_ query: String, limit: Int, session prefix: String?) throws(ToolFailure) -> [SearchHitRow] {
+        try withStore { _ in
             let request = try SearchRequest(query: query, options: SearchFilter(sessionID: try prefix.map { try context.resolveSession($0).sessionID }),
                                             context: context)
-            let redactor = try context.redactor()
-            let hits = try SnippetRedaction.redacted(try store.search(request.expression, filter: request.filter, limit: limit), markers: .brackets,
-                                                     store: store, by: redactor)
-            var titles: [String: String] = [:]
-            return try hits.map { hit in
-                if titles[hit.sessionID] == nil { titles[hit.sessionID] = try title(of: hit.sessionID, store: store, redactor: redactor) }
-                return SessionHit(hit: hit, title: titles[hit.sessionID] ?? "")
-            }
+            return try context.views().searchPage(request.expression, filter: request.filter, limit: limit, markers: .brackets,
+                                                  leavesOutputOut: false).hits
         }
     }
 
@@ -120,20 +114,9 @@ actor MirrorQueries {
         }
     }
 
-    private func title(of sessionID: String, store: MirrorStore, redactor: Redactor?) throws -> String {
-        guard let session = try store.session(id: sessionID) else { return "" }
-        return try title(of: session, store: store, redactor: redactor)
-    }
-
     /// The session's title (`SessionTitle`), else "", redacted by `redactor` if any.
     private func title(of session: SessionSummary, store: MirrorStore, redactor: Redactor?) throws -> String {
         let title = try SessionTitle.of(session, store: store) ?? ""
         return redactor?.redact(title) ?? title
     }
-}
-
-/// A search hit and its session's title.
-struct SessionHit: Sendable {
-    var hit: SearchHit
-    var title: String
 }

@@ -36,23 +36,22 @@ struct ToolCalls: Sendable {
         }
         let limit = try arguments.integer("limit", default: 10, range: 1...100)
         let hits = try await mirror.search(query, limit: limit, session: try arguments.string("session_id"))
-        let lines = hits.enumerated().map { index, found in
-            let hit = found.hit
+        let lines = hits.enumerated().map { index, hit in
             let ordinals = hit.lastOrdinal > hit.ordinal ? "ordinals \(hit.ordinal)–\(hit.lastOrdinal)" : "ordinal \(hit.ordinal)"
             let recurs = hit.occurrences > 1 ? ", said \(hit.occurrences) times" : ""
-            return "\(index + 1). session \(Formatting.short(hit.sessionID)) \"\(found.title)\" — \(ordinals), \(hit.kind)\(recurs), "
-                + "\(Formatting.iso8601(hit.timestamp) ?? "time unknown")\n   \(hit.snippet)\n   full id: \(hit.sessionID)"
+            return "\(index + 1). session \(Formatting.short(hit.sessionID)) \"\(hit.title)\" — \(ordinals), \(hit.kind)\(recurs), "
+                + "\(hit.time?.iso8601 ?? "time unknown")\n   \(hit.snippet)\n   full id: \(hit.sessionID)"
         }
         let text = hits.isEmpty
             ? "Nothing matches \"\(query)\". Try fewer or other words, a prefix such as pars*, or in:output to search tool output."
             : "\(hits.count) hit(s) for \"\(query)\", most relevant first:\n\n" + lines.joined(separator: "\n")
                 + "\n\nTo read a hit in context: read_session with its session_id and at: its ordinal."
-        let structured: Value = ["hits": .array(hits.map { found in
+        let structured: Value = ["hits": .array(hits.map { hit in
             [
-                "session_id": .string(found.hit.sessionID), "session_short_id": .string(Formatting.short(found.hit.sessionID)),
-                "title": .string(found.title), "ordinal": .int(Int(found.hit.ordinal)), "last_ordinal": .int(Int(found.hit.lastOrdinal)),
-                "occurrences": .int(found.hit.occurrences), "event_id": .int(Int(found.hit.eventID)),
-                "kind": .string(found.hit.kind), "time": Self.time(found.hit.timestamp), "snippet": .string(found.hit.snippet),
+                "session_id": .string(hit.sessionID), "session_short_id": .string(Formatting.short(hit.sessionID)),
+                "title": .string(hit.title), "ordinal": .int(Int(hit.ordinal)), "last_ordinal": .int(Int(hit.lastOrdinal)),
+                "occurrences": .int(hit.occurrences), "event_id": .int(Int(hit.eventID)),
+                "kind": .string(hit.kind), "time": Self.time(hit.time?.milliseconds), "snippet": .string(hit.snippet),
             ]
         })]
         return Self.result(text, structured)

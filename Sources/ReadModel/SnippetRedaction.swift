@@ -6,15 +6,15 @@ import Secrets
 /// message's chunks joined, or an event's text): a secret it holds only part of is found in the
 /// entry's whole text and its part in the snippet replaced by its tag too. A snippet with
 /// something redacted loses its highlighting (the markers could stand inside a secret); the
-/// others keep it.
-package enum SnippetRedaction {
+/// others keep it. Used by `MirrorViews` alone.
+enum SnippetRedaction {
     /// The fewest characters of a secret's start or end that are taken for a part of it.
     static let shortestPart = 6
     /// What may stand between a part of a secret and the snippet's edge.
     private static let edge: Set<Character> = [" ", "\n", "\t", "…"]
 
     /// `hits` with their snippets redacted; themselves when `redactor` is nil.
-    package static func redacted(_ hits: [SearchHit], markers: SnippetMarkers?, store: MirrorStore, by redactor: Redactor?) throws -> [SearchHit] {
+    static func redacted(_ hits: [SearchHit], markers: SnippetMarkers?, store: MirrorStore, by redactor: Redactor?) throws -> [SearchHit] {
         guard let redactor else { return hits }
         return try hits.map { hit in
             var redacted = hit
