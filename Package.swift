@@ -331,7 +331,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["Commands", "ReadModel", "MirrorMCP", "MirrorStore", "Primitives", "Secrets", "TestSupport", "ToolSupport", "CCmarkGFM"],
+            dependencies: ["Commands", "ReadModel", "ReplProgram", "MirrorMCP", "MirrorStore", "Primitives", "Secrets", "TestSupport", "ToolSupport",
+                           "CCmarkGFM"],
             exclude: ["Golden"]
         ),
         .testTarget(

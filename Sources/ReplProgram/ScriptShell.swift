@@ -20,10 +20,12 @@ struct ScriptShell {
     /// Set by `quit`, and by a signal that ended a `follow` (but Ctrl-C at a prompt).
     private(set) var finished = false
     let mirrorPath: String
+    let output: ShellOutput
 
     init(context: sending CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool,
-         pager: Pager? = nil, settingsPath: String? = nil) {
+         pager: Pager? = nil, settingsPath: String? = nil, output: ShellOutput = .standard) {
         mirrorPath = context.mirrorPath
+        self.output = output
         runner = CommandRunner(context: context)
         self.mode = mode
         self.width = width
@@ -50,7 +52,7 @@ struct ScriptShell {
             case .start(let request):
                 return await follow(request)
             case .stop:
-                Terminal.writeFailure("unsubscribe ends a JSON-lines subscription (oa-repl --jsonl); follow ends with Ctrl-C")
+                output.failure("unsubscribe ends a JSON-lines subscription (oa-repl --jsonl); follow ends with Ctrl-C")
                 return false
             case nil:
                 break
@@ -64,7 +66,7 @@ struct ScriptShell {
             }
             return true
         } catch {
-            Terminal.writeFailure("\(error)")
+            output.failure("\(error)")
             return false
         }
     }
@@ -76,13 +78,14 @@ struct ScriptShell {
            pager.page(output) {
             return
         }
-        Terminal.writeOut(output)
+        self.output.result(output)
     }
 
     /// Prints the conversation the request follows, then each change as it is committed, until
     /// it is idle for its limit, or SIGINT or SIGTERM; false when reading the mirror failed.
     private mutating func follow(_ request: FeedRequest) async -> Bool {
         let mirrorPath = mirrorPath
+        let shellOutput = self.output
         let redaction = await runner.feedRedaction()
         let palette: Palette = colour ? .colour : .plain
         let failed = Atomic(false)
@@ -97,7 +100,7 @@ struct ScriptShell {
                 }
             } catch {
                 await output.write(renderer.finish(), newline: false)
-                Terminal.writeFailure(CommandError.message(for: error))
+                shellOutput.failure(CommandError.message(for: error))
                 failed.store(true, ordering: .relaxed)
                 return
             }
@@ -113,7 +116,7 @@ struct ScriptShell {
     private mutating func dotCommand(_ line: String) async -> Bool {
         let words = line.split(separator: " ").map(String.init)
         guard let command = words.first.flatMap(DotCommand.init(rawValue:)) else {
-            Terminal.writeFailure("unknown dot command \(words.first ?? line); try " + DotCommand.allCases.map(\.usage).joined(separator: " or "))
+            output.failure("unknown dot command \(words.first ?? line); try " + DotCommand.allCases.map(\.usage).joined(separator: " or "))
             return false
         }
         let redacts = await runner.redacts
@@ -124,9 +127,9 @@ struct ScriptShell {
         }
         guard words.count == 2, command.values.contains(words[1]) else {
             if words.count == 1 {
-                Terminal.writeError("\(command.rawValue.dropFirst()): \(current)")
+                output.message("\(command.rawValue.dropFirst()): \(current)")
             } else {
-                Terminal.writeFailure("\(command.rawValue) takes " + command.values.joined(separator: ", "))
+                output.failure("\(command.rawValue) takes " + command.values.joined(separator: ", "))
             }
             return words.count == 1
         }
@@ -191,10 +194,9 @@ enum Terminal {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// `error: message` on standard error, in red when it is a terminal and NO_COLOR is not set.
-    static func writeFailure(_ message: String) {
-        let colour = isatty(STDERR_FILENO) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-        writeError(Palette(usesColour: colour).apply(.red, to: "error: \(message)"))
+    /// Whether standard error is a terminal and NO_COLOR is not set.
+    static var errorUsesColour: Bool {
+        isatty(STDERR_FILENO) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
     }
 
     static func prompt(_ text: String) {

@@ -17,7 +17,7 @@ struct ExportAllTests {
         let ids = try Self.sessionIDs(in: mirror)
         #expect(ids.count >= 10)
 
-        let first = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
+        let first = try await InProcessShell.run(mirror: mirror, commands: ["export --all \(notes)"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardError.isEmpty, "no progress line when standard error is not a terminal: \(first.standardError)")
         #expect(first.standardOutput == "exported \(ids.count) sessions to \(notes): \(ids.count) written, 0 unchanged, 0 failed\n")
@@ -26,14 +26,14 @@ struct ExportAllTests {
         #expect(names.allSatisfy { $0.fileName == "openagents-\($0.sessionID.prefix(8)).md" }, "the sample's ids do not collide")
         for id in ["798C06FE-", "6410FF87-"] {
             let sessionID = try #require(ids.first { $0.hasPrefix(id) })
-            let single = try await ReplProcess.run(["--db", mirror, "-c", "export \(sessionID)"])
+            let single = try await InProcessShell.run(mirror: mirror, commands: ["export \(sessionID)"])
             #expect(single.status == 0)
             let file = try String(contentsOfFile: "\(notes)/openagents-\(sessionID.prefix(8)).md", encoding: .utf8)
             #expect(file + "\n" == single.standardOutput, "the same document as export \(sessionID) (which prints a line break after it)")
         }
         let written = try Self.fileStates(in: notes)
 
-        let second = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
+        let second = try await InProcessShell.run(mirror: mirror, commands: ["export --all \(notes)"])
         #expect(second.status == 0, "\(second.standardError)")
         #expect(second.standardOutput == "exported \(ids.count) sessions to \(notes): 0 written, \(ids.count) unchanged, 0 failed\n")
         #expect(try Self.fileStates(in: notes) == written, "no file touched: same inodes, same modification times")
@@ -46,7 +46,7 @@ struct ExportAllTests {
         let deletedContent = try Data(contentsOf: URL(fileURLWithPath: deleted))
         try FileManager.default.removeItem(atPath: deleted)
         let beforeThird = try Self.fileStates(in: notes)
-        let third = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
+        let third = try await InProcessShell.run(mirror: mirror, commands: ["export --all \(notes)"])
         #expect(third.status == 0, "\(third.standardError)")
         #expect(third.standardOutput == "exported \(ids.count) sessions to \(notes): 2 written, \(ids.count - 2) unchanged, 0 failed\n")
         #expect(try Data(contentsOf: URL(fileURLWithPath: edited)) == original)
@@ -107,7 +107,7 @@ struct ExportAllTests {
         let blocked = try #require(ids.first { $0.hasPrefix("798C06FE") })
         try FileManager.default.createDirectory(atPath: "\(notes)/openagents-798C06FE.md", withIntermediateDirectories: true)
 
-        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)", "-c", "status"])
+        let outcome = try await InProcessShell.run(mirror: mirror, commands: ["export --all \(notes)", "status"])
         #expect(outcome.status == 1, "a failed file fails the command, and the script stops")
         #expect(outcome.standardOutput.isEmpty, "\(outcome.standardOutput)")
         #expect(outcome.standardError == "error: exported \(ids.count) sessions to \(notes): \(ids.count - 1) written, 0 unchanged, 1 failed\n"
@@ -132,7 +132,7 @@ struct ExportAllTests {
         // Not a directory at all: nothing is tried.
         let file = directory.path("a-file")
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
-        let notDirectory = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(file)"])
+        let notDirectory = try await InProcessShell.run(mirror: mirror, commands: ["export --all \(file)"])
         #expect(notDirectory.status == 1)
         #expect(notDirectory.standardError.contains("\(file) is not a directory"), "\(notDirectory.standardError)")
     }
@@ -142,18 +142,18 @@ struct ExportAllTests {
         let directory = try TemporaryDirectory()
         let mirror = try await SampleMirror.copy(in: directory)
         let notes = directory.path("notes")
-        let after = try await ReplProcess.run(["--db", mirror, "-c", "export \(notes) --all"])
+        let after = try await InProcessShell.run(mirror: mirror, commands: ["export \(notes) --all"])
         #expect(after.status == 0, "\(after.standardError)")
         #expect(after.standardOutput.hasPrefix("exported "))
         for (command, message) in [("export --all", "export --all needs the directory"),
                                    ("export --all \(notes) --timestamp", "--timestamp (timestamp) cannot be used with --all"),
                                    ("export 798c \(notes) --all", "export does not take \"\(notes)\""),
                                    ("export", "session_id is required")] {
-            let outcome = try await ReplProcess.run(["--db", mirror, "-c", command])
+            let outcome = try await InProcessShell.run(mirror: mirror, commands: [command])
             #expect(outcome.status == 1, "\(command)")
             #expect(outcome.standardError.contains(message), "\(command): \(outcome.standardError)")
         }
-        let help = try await ReplProcess.run(["--db", mirror, "-c", "help export"])
+        let help = try await InProcessShell.run(mirror: mirror, commands: ["help export"])
         #expect(help.standardOutput.hasPrefix("export SESSION_ID|--all [PATH] [--force] [--timestamp] [--format md|html|json] [--html]\n"))
         #expect(help.standardOutput.contains("--all: every session, to PATH/openagents-<first 8 of the id>.md"))
         let usage = try await ReplProcess.run(["--help"])
@@ -171,13 +171,13 @@ struct ExportAllTests {
             for id in colliding { try store.createLocalSession(id: id) }
         }
         let notes = directory.path("notes")
-        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(notes)"])
+        let outcome = try await InProcessShell.run(mirror: mirror, commands: ["export --all \(notes)"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let files = try FileManager.default.contentsOfDirectory(atPath: notes)
         #expect(files.filter { $0.lowercased().hasPrefix("openagents-local-") }.sorted()
                 == ["openagents-LOCAL-AB.md", "openagents-local-ab000000-0000-4000-8000-000000000001.md",
                     "openagents-local-ab000000-0000-4000-8000-000000000002.md", "openagents-local-ab1100.md"])
-        let single = try await ReplProcess.run(["--db", mirror, "-c", "export \(colliding[0])"])
+        let single = try await InProcessShell.run(mirror: mirror, commands: ["export \(colliding[0])"])
         let file = try String(contentsOfFile: "\(notes)/openagents-local-ab000000-0000-4000-8000-000000000002.md", encoding: .utf8)
         #expect(file + "\n" == single.standardOutput)
     }

@@ -91,7 +91,7 @@ struct FailurePresentationTests {
     func replMessage() async throws {
         let directory = try TemporaryDirectory()
         let newer = try await Self.newerMirror(in: directory)
-        let outcome = try await ReplProcess.run(["--db", newer, "-c", "sessions"])
+        let outcome = try await InProcessShell.run(mirror: newer, commands: ["sessions"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("mirror: \(newer) was written by a newer OpenAgents Mirror"), "\(outcome.standardError)")
         #expect(outcome.standardError.contains("use another mirror file (--db chooses the mirror file)"), "\(outcome.standardError)")

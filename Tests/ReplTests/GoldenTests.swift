@@ -21,7 +21,7 @@ struct GoldenTests {
         let mirror = try await SampleMirror.copy(in: directory)
         var transcript = ""
         for command in Self.script where !command.hasPrefix(".") {
-            let outcome = try await ReplProcess.run(["--db", mirror, "-c", command])
+            let outcome = try await InProcessShell.run(mirror: mirror, commands: [command])
             transcript += "$ oa-repl -c '\(command)'  → exit \(outcome.status)\n\(outcome.standardOutput)"
             if !outcome.standardError.isEmpty { transcript += "stderr: \(outcome.standardError)" }
             transcript += "\n"
@@ -35,7 +35,7 @@ struct GoldenTests {
         let mirror = try await SampleMirror.copy(in: directory)
         let succeeding = Self.script.prefix { $0 != "show 9" }
         let all = (["# a comment, then a blank line", ""] + Self.script).joined(separator: "\n") + "\n"
-        let outcome = try await ReplProcess.run(["--db", mirror], input: Data(all.utf8))
+        let outcome = try await InProcessShell.run(mirror: mirror, script: all)
         #expect(outcome.status == 1, "the first failing command ends the script")
         #expect(outcome.standardError == "error: 9 is ambiguous: 909CA87E-B99E-8C2C-AF5E-B4919C1C6A5E, 91CFB3FA-67F8-388B-A8E6-1CB5374EE8D7\n")
         #expect(succeeding.count > 10)
@@ -86,10 +86,10 @@ struct GoldenTests {
     func quitStops() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try await SampleMirror.copy(in: directory)
-        let commands = try await ReplProcess.run(["--db", mirror, "-c", "quit", "-c", "status"])
+        let commands = try await InProcessShell.run(mirror: mirror, commands: ["quit", "status"])
         #expect(commands.status == 0)
         #expect(commands.standardOutput.isEmpty, "\(commands.standardOutput)")
-        let script = try await ReplProcess.run(["--db", mirror], input: Data("quit\nstatus\n".utf8))
+        let script = try await InProcessShell.run(mirror: mirror, script: "quit\nstatus\n")
         #expect(script.status == 0)
         #expect(script.standardOutput.isEmpty, "\(script.standardOutput)")
     }
@@ -98,14 +98,14 @@ struct GoldenTests {
     func exportFile() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try await SampleMirror.copy(in: directory)
-        let first = try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(directory.url.path)"])
+        let first = try await InProcessShell.run(mirror: mirror, commands: ["export 798c \(directory.url.path)"])
         #expect(first.status == 0, "\(first.standardError)")
         let file = directory.path("openagents-798C06FE.md")
         let document = try String(contentsOfFile: file, encoding: .utf8)
-        let again = try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(file)"])
+        let again = try await InProcessShell.run(mirror: mirror, commands: ["export 798c \(file)"])
         #expect(again.status == 1)
         #expect(again.standardError.contains("exists: pass --force"))
-        let forced = try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(file) --force"])
+        let forced = try await InProcessShell.run(mirror: mirror, commands: ["export 798c \(file) --force"])
         #expect(forced.status == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == document, "byte for byte the same")
         try expectGolden(document, "export-798C06FE.md")
@@ -114,16 +114,16 @@ struct GoldenTests {
         // refused, not replaced.
         let link = directory.path("link.md")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
-        #expect(try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(link) --force"]).status == 0)
+        #expect(try await InProcessShell.run(mirror: mirror, commands: ["export 798c \(link) --force"]).status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file)
         let dangling = directory.path("dangling.md")
         try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "later.md")
-        #expect(try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(dangling)"]).status == 0)
+        #expect(try await InProcessShell.run(mirror: mirror, commands: ["export 798c \(dangling)"]).status == 0)
         #expect(try String(contentsOfFile: directory.path("later.md"), encoding: .utf8) == document)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dangling) == "later.md")
         let pipe = directory.path("pipe")
         #expect(mkfifo(pipe, 0o600) == 0)
-        let refused = try await ReplProcess.run(["--db", mirror, "-c", "export 798c \(pipe) --force"])
+        let refused = try await InProcessShell.run(mirror: mirror, commands: ["export 798c \(pipe) --force"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("is not a regular file"))
         #expect(try FileManager.default.attributesOfItem(atPath: pipe)[.type] as? FileAttributeType != .typeRegular)

@@ -22,7 +22,7 @@ struct HTMLExportTests {
         let directory = try TemporaryDirectory()
         let port = try ListeningPort()
         let mirror = try AgentMarkdownSession.mirror(in: directory, imageURL: "http://127.0.0.1:\(port.port)/image.png")
-        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export \(prefix) \(directory.url.path) --html"])
+        let outcome = try await InProcessShell.run(mirror: mirror, commands: ["export \(prefix) \(directory.url.path) --html"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let page = directory.path("openagents-\(prefix).html")
         #expect(outcome.standardOutput == "wrote \(page)\n")
@@ -52,7 +52,7 @@ struct HTMLExportTests {
     func pages() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory, extraMessages: 2_500)
-        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export \(prefix) \(directory.path("out.html")) --html"])
+        let outcome = try await InProcessShell.run(mirror: mirror, commands: ["export \(prefix) \(directory.path("out.html")) --html"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput == "wrote \(directory.path("out.html")) and 1 more page beside it\n")
         let second = directory.path("out-p2.html")
@@ -72,12 +72,12 @@ struct HTMLExportTests {
         let directory = try TemporaryDirectory()
         let mirror = try await SampleMirror.copy(in: directory)
         let out = directory.path("archive")
-        let first = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --html"])
+        let first = try await InProcessShell.run(mirror: mirror, commands: ["export --all \(out) --html"])
         #expect(first.status == 0, "\(first.standardError)")
         let files = try FileManager.default.contentsOfDirectory(atPath: out)
         #expect(files.contains("index.html"))
         #expect(files.filter { $0.hasSuffix(".html") }.count >= 11)
-        let second = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --format html"])
+        let second = try await InProcessShell.run(mirror: mirror, commands: ["export --all \(out) --format html"])
         #expect(second.standardOutput.contains(": 0 written, \(files.count) unchanged, 0 failed"), "\(second.standardOutput)")
 
         let index = try String(contentsOfFile: "\(out)/index.html", encoding: .utf8)
@@ -93,7 +93,7 @@ struct HTMLExportTests {
     func jsonLines() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory)
-        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export \(prefix) \(directory.url.path) --format json"])
+        let outcome = try await InProcessShell.run(mirror: mirror, commands: ["export \(prefix) \(directory.url.path) --format json"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let written = try Data(contentsOf: directory.url.appending(path: "openagents-\(prefix).jsonl"))
         let events = try MirrorStore(path: mirror).timeline(sessionID: AgentMarkdownSession.sessionID)
@@ -101,7 +101,7 @@ struct HTMLExportTests {
         for (command, message) in [("export \(prefix) --format pdf", "must be one of md, html, json"),
                                    ("export \(prefix) --html --format md", "give one"),
                                    ("export \(prefix) --html --timestamp", "cannot be used with --format html")] {
-            let refused = try await ReplProcess.run(["--db", mirror, "-c", command])
+            let refused = try await InProcessShell.run(mirror: mirror, commands: [command])
             #expect(refused.status != 0)
             #expect(refused.standardError.contains(message), "\(command): \(refused.standardError)")
         }
@@ -112,9 +112,9 @@ struct HTMLExportTests {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory)
         let out = directory.path("archive")
-        #expect(try await ReplProcess.run(["--db", mirror, "-c", "export --all \(out) --html"]).status == 0)
+        #expect(try await InProcessShell.run(mirror: mirror, commands: ["export --all \(out) --html"]).status == 0)
         // The index of the sample desktop history: many sessions.
-        #expect(try await ReplProcess.run(["--db", try await SampleMirror.copy(in: directory), "-c", "export --all \(out) --html"]).status == 0)
+        #expect(try await InProcessShell.run(mirror: try await SampleMirror.copy(in: directory), commands: ["export --all \(out) --html"]).status == 0)
         for (page, name) in [("openagents-\(prefix).html", "export-session.png"), ("index.html", "export-index.png")] {
             let png = directory.path(name)
             try await Chromium.screenshot("\(out)/\(page)", to: png, profile: directory)

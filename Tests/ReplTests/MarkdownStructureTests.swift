@@ -8,13 +8,13 @@ import Testing
 /// The Markdown export read back by cmark-gfm, GitHub's CommonMark parser: the agent's Markdown
 /// is kept (code, lists, tables), contained below its message's heading, and never changed
 /// inside code; with the real oa-repl over a mirror of what an agent writes.
-@Suite("the Markdown export, read by cmark-gfm", .startsPrograms(endsWithin: .seconds(120)))
+@Suite("the Markdown export, read by cmark-gfm", .endsWithin(.seconds(120)))
 struct MarkdownStructureTests {
     /// The document `oa-repl export` prints for the agent session, parsed.
     private func exported() async throws -> (markdown: String, root: CommonMark.Node) {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory)
-        let outcome = try await ReplProcess.run(["--db", mirror, "-c", "export \(AgentMarkdownSession.sessionID.prefix(8))"])
+        let outcome = try await InProcessShell.run(mirror: mirror, commands: ["export \(AgentMarkdownSession.sessionID.prefix(8))"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         return (outcome.standardOutput, CommonMark.parse(outcome.standardOutput))
     }
@@ -89,8 +89,8 @@ struct MarkdownStructureTests {
     func sameRenderer() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try AgentMarkdownSession.mirror(in: directory)
-        let single = try await ReplProcess.run(["--db", mirror, "-c", "export \(AgentMarkdownSession.sessionID)"])
-        let all = try await ReplProcess.run(["--db", mirror, "-c", "export --all \(directory.path("notes"))"])
+        let single = try await InProcessShell.run(mirror: mirror, commands: ["export \(AgentMarkdownSession.sessionID)"])
+        let all = try await InProcessShell.run(mirror: mirror, commands: ["export --all \(directory.path("notes"))"])
         #expect(all.status == 0, "\(all.standardError)")
         let file = try String(contentsOfFile: directory.path("notes/openagents-\(AgentMarkdownSession.sessionID.prefix(8)).md"), encoding: .utf8)
         #expect(file + "\n" == single.standardOutput)

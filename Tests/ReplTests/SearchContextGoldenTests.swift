@@ -23,7 +23,7 @@ struct SearchContextGoldenTests {
         let mirror = try await SampleMirror.copy(in: directory)
         var transcript = ""
         for command in Self.script {
-            let outcome = try await ReplProcess.run(["--db", mirror, "-c", command])
+            let outcome = try await InProcessShell.run(mirror: mirror, commands: [command])
             transcript += "$ oa-repl -c '\(command)'  → exit \(outcome.status)\n\(outcome.standardOutput)"
             if !outcome.standardError.isEmpty { transcript += "stderr: \(outcome.standardError)" }
             transcript += "\n"
@@ -36,7 +36,7 @@ struct SearchContextGoldenTests {
         let directory = try TemporaryDirectory()
         let mirror = try await SampleMirror.copy(in: directory)
         let input = ([".mode json"] + Self.script).joined(separator: "\n") + "\n"
-        let outcome = try await ReplProcess.run(["--db", mirror], input: Data(input.utf8))
+        let outcome = try await InProcessShell.run(mirror: mirror, script: input)
         #expect(outcome.status == 1)
         #expect(outcome.standardError.hasPrefix("error: session 798C06FE-0494-B6D2-EC70-38C908FB09A0 has no event at ordinal 999"))
         try expectGolden(outcome.standardOutput, "search-context-script.txt")

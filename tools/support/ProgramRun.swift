@@ -6,6 +6,12 @@ public enum ProgramRun {
         public let status: Int32
         public let standardOutput: String
         public let standardError: String
+
+        public init(status: Int32, standardOutput: String, standardError: String) {
+            self.status = status
+            self.standardOutput = standardOutput
+            self.standardError = standardError
+        }
     }
 
     /// A run that did not end in time.

@@ -1,0 +1,48 @@
+import Commands
+import Foundation
+@testable import ReplProgram
+import Synchronization
+import ToolSupport
+
+/// `oa-repl -c COMMAND…`, or a script piped into `oa-repl`, run in process: the shell the program
+/// runs, its output gathered rather than written. A handful of tests start the program itself,
+/// for what only it does: parsing its arguments, the terminal, the pager, `--jsonl`, `--mcp`.
+enum InProcessShell {
+    /// As `oa-repl --db MIRROR -c COMMAND…` would end: stops at the first command that fails
+    /// (status 1) or quits.
+    static func run(mirror: String, commands: [String]) async throws -> ProgramRun.Outcome {
+        let written = Written()
+        var shell = ScriptShell(context: context(mirror), mode: .table, width: nil, colour: false, interactive: false,
+                                output: written.output)
+        for command in commands {
+            guard try await shell.run(command) else { return written.outcome(status: 1) }
+            if shell.finished { break }
+        }
+        return written.outcome(status: 0)
+    }
+
+    /// As `oa-repl --db MIRROR < SCRIPT` would end: a command a line.
+    static func run(mirror: String, script: String) async throws -> ProgramRun.Outcome {
+        try await run(mirror: mirror, commands: script.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+    }
+
+    /// The context the program makes for a mirror given with `--db`, but for a terminal's.
+    private static func context(_ mirror: String) -> CommandContext {
+        CommandContext(mirrorPath: mirror, bridgeURL: MirrorLocation.bridgeURL(option: nil))
+    }
+
+    /// What the shell wrote, on each of its two streams.
+    private final class Written: Sendable {
+        private let standardOutput = Mutex("")
+        private let standardError = Mutex("")
+
+        var output: ShellOutput {
+            ShellOutput(result: { text in self.standardOutput.withLock { $0 += text + "\n" } },
+                        message: { text in self.standardError.withLock { $0 += text + "\n" } }, colouredFailures: false)
+        }
+
+        func outcome(status: Int32) -> ProgramRun.Outcome {
+            ProgramRun.Outcome(status: status, standardOutput: standardOutput.withLock { $0 }, standardError: standardError.withLock { $0 })
+        }
+    }
+}
