@@ -139,31 +139,29 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: Int64, forKey key: Key) throws { var container = single(key); try container.encode(value) }
     mutating func encode(_ value: some Encodable, forKey key: Key) throws { var container = single(key); try container.encode(value) }
 
-    /// A nil optional is written as `null`: a member documented is always there.
-    mutating func encodeIfPresent(_ value: (some Encodable)?, forKey key: Key) throws {
+    /// A nil optional is written as `null`, not left out: a member documented is always there.
+    /// (The protocol's own versions, which a synthesized conformance calls for each type, leave it
+    /// out: each is replaced here.)
+    private mutating func present(_ value: (some Encodable)?, _ key: Key) throws {
         var container = single(key)
         if let value { try container.encode(value) } else { try container.encodeNil() }
     }
 
-    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
-        var container = single(key)
-        if let value { try container.encode(value) } else { try container.encodeNil() }
-    }
-
-    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
-        var container = single(key)
-        if let value { try container.encode(value) } else { try container.encodeNil() }
-    }
-
-    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
-        var container = single(key)
-        if let value { try container.encode(value) } else { try container.encodeNil() }
-    }
-
-    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
-        var container = single(key)
-        if let value { try container.encode(value) } else { try container.encodeNil() }
-    }
+    mutating func encodeIfPresent(_ value: (some Encodable)?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try present(value, key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try present(value, key) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         let child = node.member(key.stringValue)
