@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import MirrorStore
+import ReadModel
 
 /// Commands of the outbox: queue a prompt, list, retry, drop.
 package enum OutboxCommands {
@@ -14,7 +15,7 @@ package enum OutboxCommands {
     ) { arguments, context in
         let item = try enqueue(try arguments.requiredString("text"), for: try arguments.requiredString("session_id"),
                                desktop: try arguments.string("desktop"), context: context)
-        return CommandResult(json: itemJSON(item), text: "queued prompt \(item.id) for \(Formatting.short(item.sessionID)) (oa-sync sends it)")
+        return CommandResult(json: try rowJSON(item, context: context), text: "queued prompt \(item.id) for \(Formatting.short(item.sessionID)) (oa-sync sends it)")
     }
 
     /// Queues `text` for the session `target` names (an id or unique prefix), or for a new local
@@ -63,11 +64,12 @@ package enum OutboxCommands {
         summary: "Queued prompts and what became of them (queued, sending, sent, failed, unconfirmed).",
         parameters: [], example: "outbox"
     ) { _, context in
-        let items = try storeCall { try context.store().outboxItems() }
-        let table = TextTable(headers: ["ID", "STATE", "SESSION", "TRIES", "ERROR", "TEXT"], rows: items.map {
-            [String($0.id), context.palette.state($0.state.rawValue), Formatting.short($0.sessionID), String($0.attempts), $0.lastError ?? "", $0.text]
+        let views = try context.views()
+        let rows = try storeCall { try views.outboxRows() }
+        let table = TextTable(headers: ["ID", "STATE", "SESSION", "TRIES", "ERROR", "TEXT"], rows: rows.map {
+            [String($0.id), context.palette.state($0.state), Formatting.short($0.sessionID), String($0.attempts), $0.lastError ?? "", $0.text]
         })
-        return CommandResult(json: .array(items.map(itemJSON)), table: table)
+        return CommandResult(json: try storeCall { try JSONValueEncoder().encode(rows) }, table: table)
     }
 
     static let retry = CommandDefinition(
@@ -78,7 +80,7 @@ package enum OutboxCommands {
     ) { arguments, context in
         let id = try arguments.integer("id", default: 0, range: 1...Int.max)
         let item = try storeCall { try context.store().requeueOutboxItem(id: Int64(id)) }
-        return CommandResult(json: itemJSON(item), text: "prompt \(item.id) queued again")
+        return CommandResult(json: try rowJSON(item, context: context), text: "prompt \(item.id) queued again")
     }
 
     static let drop = CommandDefinition(
@@ -92,14 +94,9 @@ package enum OutboxCommands {
         return CommandResult(json: ["dropped": .number(id)], text: "prompt \(id) dropped")
     }
 
-    static func itemJSON(_ item: OutboxItem) -> JSONValue {
-        .object([
-            JSONMember("id", .number(item.id)), JSONMember("session_id", .string(item.sessionID)), JSONMember("text", .string(item.text)),
-            JSONMember("state", .string(item.state.rawValue)), JSONMember("attempts", .number(item.attempts)),
-            JSONMember("last_error", item.lastError.map(JSONValue.string) ?? .null),
-            JSONMember("client_message_id", .string(item.clientMessageID)),
-            JSONMember("created_at", BrowseCommands.iso(item.createdAt)), JSONMember("updated_at", BrowseCommands.iso(item.updatedAt)),
-            JSONMember("sent_at", BrowseCommands.iso(item.sentAt)),
-        ])
+    /// The answer about one prompt: its row, redacted.
+    private static func rowJSON(_ item: OutboxItem, context: CommandContext) throws(CommandError) -> JSONValue {
+        let views = try context.views()
+        return try storeCall { try JSONValueEncoder().encode(views.outboxRow(item)) }
     }
 }

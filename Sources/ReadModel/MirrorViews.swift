@@ -53,6 +53,19 @@ extension MirrorViews {
     }
 }
 
+extension MirrorViews {
+    /// The prompts queued here, oldest first, redacted as one document.
+    public func outboxRows() throws -> [OutboxRow] {
+        let redactor = redaction.redactor()
+        return try store.outboxItems().map { OutboxRow($0, redactor: redactor) }
+    }
+
+    /// One prompt queued here (the answer to queuing or retrying it), redacted.
+    public func outboxRow(_ item: OutboxItem) -> OutboxRow {
+        OutboxRow(item, redactor: redaction.redactor())
+    }
+}
+
 /// Which sessions a list keeps: those among `sessionIDs` (a search's), or whose desktop-given
 /// title holds `titleWords` (ignoring the case of ASCII letters).
 public struct SessionMatch: Sendable {

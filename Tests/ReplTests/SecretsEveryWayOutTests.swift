@@ -11,7 +11,8 @@ import Testing
 /// Every command of the catalogue, in every output mode, and every MCP tool and resource, over a
 /// mirror with a secret of each kind planted everywhere a secret can hide: a prompt, a reply
 /// streamed in pieces cut anywhere, thinking that says it twice, a tool call's input and output
-/// (both encodings), the title the desktop's list gives and the one the agent gives. No output
+/// (both encodings), the title the desktop's list gives and the one the agent gives, a prompt
+/// queued here. No output
 /// may hold one. In process: no program is started.
 @Suite("No planted secret leaves by any way out", .endsWithin(.seconds(300)))
 struct SecretsEveryWayOutTests {
@@ -107,6 +108,11 @@ struct SecretsEveryWayOutTests {
             NewEvent(sessionID: "listed-\(index)", kind: "agent_message_chunk", text: "ok",
                      updateJSON: Array(#"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"ok"}}"#.utf8))
         })
+        // A prompt queued here with every secret pasted in it: its row in the outbox, and its echo.
+        let echo = NewEvent(sessionID: "prompt", kind: "user_message_chunk", text: "deploy " + everything,
+                            updateJSON: JSONWriter.bytes(of: ["sessionUpdate": "user_message_chunk",
+                                                              "content": ["type": "text", "text": .string("deploy " + everything)]]))
+        try store.enqueuePrompt(sessionID: "prompt", text: "deploy " + everything, clientMessageID: "c1", localEcho: echo)
         return ["prompt", "reply", "thinking", "tools"] + PlantedSecrets.all.indices.flatMap { ["titled-\($0)", "listed-\($0)"] }
     }
 
