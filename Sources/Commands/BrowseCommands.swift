@@ -147,7 +147,7 @@ package enum BrowseCommands {
         let leavesOutputOut = !request.filter.everywhere && request.filter.kind == nil && request.expression.places.isEmpty
         let page = try storeCall {
             try views.searchPage(request.expression, filter: request.filter, limit: limit, markers: Palette.snippetMarkers,
-                                 leavesOutputOut: leavesOutputOut)
+                                 leavesOutputOut: leavesOutputOut, titled: false)
         }
         let json = try storeCall {
             try JSONValueEncoder().encode(page.hits.map { hit in

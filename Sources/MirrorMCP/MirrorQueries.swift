@@ -28,7 +28,7 @@ actor MirrorQueries {
             let request = try SearchRequest(query: query, options: SearchFilter(sessionID: try prefix.map { try context.resolveSession($0).sessionID }),
                                             context: context)
             return try context.views().searchPage(request.expression, filter: request.filter, limit: limit, markers: .brackets,
-                                                  leavesOutputOut: false).hits
+                                                  leavesOutputOut: false, titled: true).hits
         }
     }
 

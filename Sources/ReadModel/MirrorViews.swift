@@ -32,16 +32,17 @@ public struct MirrorViews {
 extension MirrorViews {
     /// The hits of a search, most relevant first, at most `limit`, their terms between `markers`;
     /// with how many more tool output holds when the search leaves it out (`leavesOutputOut`) and
-    /// the page is not full. Snippets and titles are redacted as one document.
+    /// the page is not full; with their sessions' titles if `titled` (a title can cost a read of
+    /// the session's first events). Snippets and titles are redacted as one document.
     public func searchPage(_ expression: SearchExpression, filter: SearchFilter, limit: Int, markers: SnippetMarkers,
-                           leavesOutputOut: Bool) throws -> SearchPage {
+                           leavesOutputOut: Bool, titled: Bool) throws -> SearchPage {
         let redactor = redaction.redactor()
         return try store.read {
             let hits = try SnippetRedaction.redacted(try store.search(expression, filter: filter, limit: limit, markers: markers),
                                                      markers: markers, store: store, by: redactor)
             var titles: [String: String] = [:]
             let rows = try hits.map { hit in
-                if titles[hit.sessionID] == nil {
+                if titled && titles[hit.sessionID] == nil {
                     let title = try store.session(id: hit.sessionID).flatMap { try SessionTitle.of($0, store: store) } ?? ""
                     titles[hit.sessionID] = redactor?.redact(title) ?? title
                 }

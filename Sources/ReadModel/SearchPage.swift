@@ -21,8 +21,8 @@ public struct SearchHitRow: Sendable, Encodable {
     public var occurrences: Int
     /// The excerpt, its terms between the markers the search was asked for.
     public var snippet: String
-    /// The session's title by `SessionTitle`'s rule ("" when it has none; not encoded: `search`
-    /// answers hits, MCP names their sessions).
+    /// The session's title by `SessionTitle`'s rule ("" when it has none, or when the page was
+    /// asked for without titles; not encoded: `search` answers hits, MCP names their sessions).
     public var title: String
 
     enum CodingKeys: String, CodingKey {
