@@ -12,8 +12,17 @@ package enum SessionTitle {
     package static func of(_ session: SessionSummary, store: MirrorStore) throws -> String? {
         if let title = session.title?.nilIfEmpty { return title }
         if let title = try store.agentTitle(sessionID: session.sessionID)?.nilIfEmpty { return title }
-        return firstPrompt(of: Conversation(events: try store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: 200))))
+        // The opening of the session, read further only when it holds wrappers alone.
+        for limit in promptSearchLimits {
+            let events = try store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: limit))
+            if let prompt = firstPrompt(of: Conversation(events: events)) { return prompt }
+            if events.count < limit { break }
+        }
+        return nil
     }
+
+    /// How many of a session's first events are read for its first prompt, at each try.
+    private static let promptSearchLimits = [50, 400]
 
     /// The title of `session` whose conversation (whole, or its start) is at hand.
     package static func of(_ session: SessionSummary, conversation: Conversation) -> String? {
