@@ -63,16 +63,15 @@ package enum BrowseCommands {
             return try showWindow(session: session, raw: raw, arguments: arguments, context: context)
         }
         guard arguments.values["context"].map(\.isNull) ?? true else { throw CommandError.badArguments("context goes with at") }
-        let events = try storeCall { try context.store().timeline(sessionID: session.sessionID) }
-        let redactor = try context.redactor()
+        let views = try context.views()
         if raw {
-            let shown = EventRedaction.redacted(events, by: redactor)
-            let json: JSONValue = ["session_id": .string(session.sessionID), "events": .array(shown.map(eventJSON))]
-            return CommandResult(json: json, table: rawTable(shown))
+            let shown = try storeCall { try views.sessionEvents(session) }
+            let json: JSONValue = ["session_id": .string(session.sessionID), "events": .array(shown.events.map(eventJSON))]
+            return CommandResult(json: json, table: rawTable(shown.events))
         }
-        let conversation = Conversation(events: events).redacted(by: redactor)
-        var members = [JSONMember("session_id", .string(session.sessionID)), JSONMember("entries", .array(conversation.entries.map(entryJSON)))]
-        let note = ArchiveNote.line(session: session, events: events)
+        let document = try storeCall { try views.sessionDocument(session) }
+        var members = [JSONMember("session_id", .string(session.sessionID)), JSONMember("entries", .array(document.entries.map(entryJSON)))]
+        let note = document.archiveNote
         if let note { members.append(JSONMember("archive_note", .string(note))) }
         let failure = failureNote(session)
         if let failure {
@@ -80,7 +79,7 @@ package enum BrowseCommands {
             members.append(JSONMember("retry_after", iso(session.retryAfter)))
         }
         let notes = [failure, note].compactMap { $0.map { context.palette.apply(.dim, to: "(\($0))") + "\n" } }.joined()
-        let text = ConversationText.render(conversation, palette: context.palette)
+        let text = ConversationText.render(document.entries, palette: context.palette)
         return CommandResult(json: .object(members), text: notes + text)
     }
 
@@ -95,29 +94,39 @@ package enum BrowseCommands {
     private static func showWindow(session: SessionSummary, raw: Bool, arguments: CommandArguments, context: CommandContext) throws -> CommandResult {
         let ordinal = try arguments.integer("at", default: 0, range: 0...Int(Int32.max))
         let size = try arguments.integer("context", default: ConversationWindow.defaultContext, range: 0...1000)
-        let store = try context.store()
-        let window = try storeCall {
-            try store.read { try ConversationWindow.read(store: store, sessionID: session.sessionID, at: Int64(ordinal), context: size) }
+        let views = try context.views()
+        guard let window = try storeCall({
+            try views.conversationWindow(ofSession: session.sessionID, at: Int64(ordinal), context: size, raw: raw)
+        }) else {
+            throw CommandError.badArguments("session \(session.sessionID) has no event at ordinal \(ordinal) or after it (show \(session.sessionID) lists them)")
         }
         let earlier: JSONValue = window.earlier.map { ["events": .number($0.count), "last_ordinal": .number($0.lastOrdinal)] } ?? .null
         let later: JSONValue = window.later.map { ["events": .number($0.count), "first_ordinal": .number($0.firstOrdinal)] } ?? .null
-        let notes = (before: window.earlierNote(sessionID: session.sessionID), after: window.laterNote(sessionID: session.sessionID))
-        let redactor = try context.redactor()
+        let notes = (before: earlierNote(window, sessionID: session.sessionID), after: laterNote(window, sessionID: session.sessionID))
         if raw {
-            let shown = EventRedaction.redacted(window.events, by: redactor)
+            let shown = window.events
             let json: JSONValue = .object([
                 JSONMember("session_id", .string(session.sessionID)), JSONMember("at", .number(ordinal)),
                 JSONMember("events", .array(shown.map(eventJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
             ])
             return CommandResult(json: json, table: rawTable(shown))
         }
-        let entries = Conversation(entries: window.entries).redacted(by: redactor).entries
+        let entries = window.entries
         let json: JSONValue = .object([
             JSONMember("session_id", .string(session.sessionID)), JSONMember("at", .number(ordinal)), JSONMember("context", .number(size)),
             JSONMember("entries", .array(entries.map(entryJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
         ])
-        let body = ConversationText.render(Conversation(entries: entries), palette: context.palette)
+        let body = ConversationText.render(entries, palette: context.palette)
         return CommandResult(json: json, text: ([notes.before, body, notes.after].compactMap { $0 }).joined(separator: "\n"))
+    }
+
+    /// What a window leaves out before it, as the text front ends say it (nil when nothing is).
+    private static func earlierNote(_ window: ConversationWindow, sessionID: String) -> String? {
+        window.earlier.map { "… \($0.count) earlier event\($0.count == 1 ? "" : "s") not shown: show \(sessionID) --at \($0.lastOrdinal) for those before, show \(sessionID) for all" }
+    }
+
+    private static func laterNote(_ window: ConversationWindow, sessionID: String) -> String? {
+        window.later.map { "… \($0.count) later event\($0.count == 1 ? "" : "s") not shown: show \(sessionID) --at \($0.firstOrdinal) for those after" }
     }
 
     private static func rawTable(_ events: [TimelineEvent]) -> TextTable {

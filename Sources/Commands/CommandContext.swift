@@ -68,14 +68,23 @@ public final class CommandContext {
         }
     }
 
-    /// A redactor for one document (its tags numbered afresh), or nil when `redacts` is off.
-    package func redactor() throws(CommandError) -> Redactor? {
-        redacts ? Redactor(detector: try secretDetector()) : nil
+    /// Whether what leaves the mirror is redacted: by the secrets file's rules, unless the person
+    /// asked otherwise (`redacts` off).
+    package func redactionPolicy() throws(CommandError) -> RedactionPolicy {
+        redacts ? .redacted(try secretDetector()) : .none
     }
 
     /// The views of the mirror (`MirrorViews`), redacted unless the person asked otherwise.
     package func views() throws(CommandError) -> MirrorViews {
-        MirrorViews(store: try store(), redaction: redacts ? .redacted(try secretDetector()) : .none)
+        MirrorViews(store: try store(), redaction: try redactionPolicy())
+    }
+
+    /// The redaction of live feeds: none when `redacts` is off; else the secrets file's rules, or
+    /// the built-in ones when the file cannot be used (the command that starts the feed reports it).
+    package func feedRedaction() -> FeedRedaction {
+        guard redacts else { return FeedRedaction(.none) }
+        guard let detector = (try? secretDetector()) ?? (try? SecretDetector()) else { return FeedRedaction(.none) }
+        return FeedRedaction(.redacted(detector))
     }
 
     /// Closes the mirror, so that another writer (a sync) may take it.

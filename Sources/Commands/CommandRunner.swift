@@ -1,3 +1,4 @@
+import ReadModel
 import Bridge
 import Primitives
 

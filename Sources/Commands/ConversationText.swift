@@ -1,9 +1,9 @@
 import ReadModel
 /// A conversation as plain text for a terminal, its headings coloured by `palette` when it has colour.
 enum ConversationText {
-    static func render(_ conversation: Conversation, palette: Palette = .plain) -> String {
-        guard !conversation.entries.isEmpty else { return "(no events)" }
-        return conversation.entries.map { render($0, palette: palette) }.joined(separator: "\n")
+    static func render(_ entries: [Conversation.Entry], palette: Palette = .plain) -> String {
+        guard !entries.isEmpty else { return "(no events)" }
+        return entries.map { render($0, palette: palette) }.joined(separator: "\n")
     }
 
     /// One entry, on as many lines as it takes (no newline at the end).

@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import MirrorStore
+import ReadModel
 
 /// `export --all DIR`: every session of the mirror as Markdown (or HTML pages, or JSON lines), one
 /// file each in a directory, named by `ExportFileNames` (HTML: a file per page, and `index.html`
@@ -51,7 +52,8 @@ enum ExportAll {
     ///   errors when it cannot be read (nothing more is written then), and
     ///   `CommandError.filesFailed` when some files could not be written.
     static func run(into requestedDirectory: String, format: ExportFormat = .markdown, context: CommandContext) throws(CommandError) -> Report {
-        let store = try context.store()
+        let views = try context.views()
+        let store = views.store
         let directory = try prepareDirectory(requestedDirectory)
         var report = Report(directory: directory.path)
         var exported: [String] = []
@@ -67,19 +69,15 @@ enum ExportAll {
                 for (done, named) in ExportFileNames.assign(Array(byID.keys), fileExtension: format.fileExtension).enumerated() {
                     progress.step(done: done, total: report.sessions)
                     guard let session = byID[named.sessionID] else { continue }
-                    let events = try store.timeline(sessionID: session.sessionID)
-                    let redactor = try context.redactor()
                     let files: [(name: String, content: Data)]
                     switch format {
                     case .markdown:
-                        files = [(named.fileName, Data(MarkdownExport.document(session: session, events: events, redactor: redactor).utf8))]
+                        files = [(named.fileName, Data(MarkdownExport.document(try views.sessionDocument(session)).utf8))]
                     case .json:
-                        files = [(named.fileName, ExportFormat.jsonLines(EventRedaction.redacted(events, by: redactor)))]
+                        files = [(named.fileName, ExportFormat.jsonLines(try views.sessionEvents(session).events))]
                     case .html:
-                        let rendered = HTMLExport.render(session: session, events: events, baseName: String(named.fileName.dropLast(5)),
-                                                         desktop: session.desktop ?? desktop,
-                                                         notice: ArchiveNote.line(session: session, events: events),
-                                                         pageBytes: HTMLExport.defaultPageBytes, redactor: redactor)
+                        let rendered = HTMLExport.render(try views.sessionDocument(session), baseName: String(named.fileName.dropLast(5)),
+                                                         desktop: desktop, pageBytes: HTMLExport.defaultPageBytes)
                         rows.append(rendered.row)
                         files = rendered.pages.map { ($0.fileName, Data($0.html.utf8)) }
                     }

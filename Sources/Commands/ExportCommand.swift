@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import MirrorStore
+import ReadModel
 
 /// `export`: a session as Markdown, HTML (`--html`, `--format html`: self-contained pages) or its
 /// stored events as JSON lines (`--format json`), to standard output or a file; with `--all`,
@@ -41,23 +42,19 @@ enum ExportCommand {
         }
         if try arguments.bool("all") { return try exportAll(arguments, format: format, context) }
         let session = try context.resolveSession(try arguments.requiredString("session_id"))
-        let (events, desktop) = try storeCall {
-            let store = try context.store()
-            return try store.read { (try store.timeline(sessionID: session.sessionID), try store.status()[SyncStatusKey.bridgeURL]?.value) }
-        }
+        let views = try context.views()
         let requested = try arguments.string("path")
-        let redactor = try context.redactor()
         let files: [(path: String, content: Data)]
         switch format {
         case .markdown:
-            let document = MarkdownExport.document(session: session, events: events,
-                                                   exportedAt: try arguments.bool("timestamp") ? context.clock.now() : nil, redactor: redactor)
+            let exportedAt = try arguments.bool("timestamp") ? context.clock.now() : nil
+            let document = MarkdownExport.document(try storeCall { try views.sessionDocument(session) }, exportedAt: exportedAt)
             guard let requested else {
                 return CommandResult(json: ["session_id": .string(session.sessionID), "markdown": .string(document)], text: document)
             }
             files = [(try destination(for: requested, sessionID: session.sessionID, format: format), Data(document.utf8))]
         case .json:
-            let lines = ExportFormat.jsonLines(EventRedaction.redacted(events, by: redactor))
+            let lines = ExportFormat.jsonLines(try storeCall { try views.sessionEvents(session) }.events)
             guard let requested else {
                 let text = String(decoding: lines, as: UTF8.self)
                 return CommandResult(json: ["session_id": .string(session.sessionID), "jsonl": .string(text)], text: String(text.dropLast()))
@@ -69,8 +66,10 @@ enum ExportCommand {
             }
             let url = URL(fileURLWithPath: path ?? "openagents-\(session.sessionID.prefix(8)).html")
             let base = url.pathExtension == "html" ? url.deletingPathExtension().lastPathComponent : url.lastPathComponent
-            let pages = HTMLExport.pages(session: session, events: events, baseName: base, desktop: session.desktop ?? desktop,
-                                         notice: ArchiveNote.line(session: session, events: events), redactor: redactor)
+            let (document, desktop) = try storeCall {
+                try views.store.read { (try views.sessionDocument(session), try views.store.status()[SyncStatusKey.bridgeURL]?.value) }
+            }
+            let pages = HTMLExport.pages(document, baseName: base, desktop: desktop)
             guard let path else {
                 guard pages.count == 1, let page = pages.first else {
                     throw CommandError.badArguments("this session takes \(pages.count) HTML pages, linked to each other: give the directory (or first file) to write them to")
@@ -94,7 +93,7 @@ enum ExportCommand {
         let path = files.first?.path ?? ""
         try storeCall {
             try context.store().recordExport(ExportRecord(sessionID: session.sessionID, exportedAt: context.clock.now(), format: format.rawValue,
-                                                          redacted: redactor != nil, path: path))
+                                                          redacted: context.redacts, path: path))
         }
         var members = [JSONMember("session_id", .string(session.sessionID)), JSONMember("path", .string(path)),
                        JSONMember("bytes", .number(files.reduce(0) { $0 + $1.content.count }))]

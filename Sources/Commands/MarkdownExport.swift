@@ -12,24 +12,22 @@ import Secrets
 /// gives the same bytes; the export time appears only when asked for. `export`, `export --all`
 /// and MCP's `read_session` render with it.
 ///
-/// With a `redactor`, the secrets of the title and of every entry are replaced by their tags, and
-/// the header says how many; without one, the header says the document is not redacted.
+/// The header says how many secrets were replaced by their tags, or that the document is not
+/// redacted (`DocumentRedaction`).
 public enum MarkdownExport {
-    public static func document(session: SessionSummary, events: [TimelineEvent], exportedAt: Int64? = nil, redactor: Redactor?) -> String {
-        let conversation = Conversation(events: events).redacted(by: redactor)
-        let heading = SessionTitle.heading(session, conversation: conversation)
-        var lines: [String] = ["# " + escapeInline(redactor.map { $0.redact(heading) } ?? heading), ""]
+    public static func document(_ document: SessionDocument, exportedAt: Int64? = nil) -> String {
+        let session = document.session
+        var lines: [String] = ["# " + escapeInline(document.title), ""]
         lines.append("- Session: `\(session.sessionID)`")
         if let desktop = session.desktop { lines.append("- Desktop: \(escapeInline(desktop))") }
-        if let note = ArchiveNote.line(session: session, events: events) { lines.append("- " + escapeInline(note)) }
+        if let note = document.archiveNote { lines.append("- " + escapeInline(note)) }
         if let mode = session.mode { lines.append("- Mode: \(escapeInline(mode))") }
-        let times = events.compactMap(\.timestamp)
-        if let first = Formatting.iso8601(times.min()) { lines.append("- First activity: \(first)") }
-        if let last = Formatting.iso8601(times.max() ?? session.lastTS) { lines.append("- Last activity: \(last)") }
-        lines.append("- Events: \(events.count)")
+        if let first = document.firstActivity { lines.append("- First activity: \(first.iso8601)") }
+        if let last = document.lastActivity { lines.append("- Last activity: \(last.iso8601)") }
+        lines.append("- Events: \(document.eventCount)")
         if let exported = Formatting.iso8601(exportedAt) { lines.append("- Exported: \(exported)") }
-        if let note = redactionNote(redactor) { lines.append("- " + note) }
-        for entry in conversation.entries {
+        if let note = document.redaction.note { lines.append("- " + note) }
+        for entry in document.entries {
             lines.append("")
             lines += render(entry)
         }
@@ -70,13 +68,6 @@ public enum MarkdownExport {
         case .other(let kind, let json, _):
             return ["**Event** `\(kind)` (not shown by this version):"] + fenced(json, language: "json")
         }
-    }
-
-    /// What a document's header says of its redaction: nothing when there was nothing to redact.
-    package static func redactionNote(_ redactor: Redactor?) -> String? {
-        guard let redactor else { return "Not redacted (--no-redact): secrets appear as they were received" }
-        let count = redactor.redactions
-        return count == 0 ? nil : "Redacted: \(count) secret\(count == 1 ? "" : "s") replaced by [REDACTED:<kind>#<n>]"
     }
 
     /// The levels a message's own headings move down: below the message's `##`.

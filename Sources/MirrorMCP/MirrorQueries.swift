@@ -49,6 +49,7 @@ actor MirrorQueries {
     func read(session prefix: String, at ordinal: Int64?, context size: Int, maxCharacters: Int) throws(ToolFailure) -> SessionMarkdown {
         try withStore { store in
             let session = try context.resolveSession(prefix)
+            let views = try context.views()
             return try store.read {
                 var start: Int64 = 0
                 var earlier: (count: Int, lastOrdinal: Int64)?
@@ -65,13 +66,13 @@ actor MirrorQueries {
                     // inside a message streamed in thousands of chunks, the text starts near `at`
                     // rather than a budget's worth of text before it, and the reading stays short.
                     let span = min(ConversationWindow.maximumSpan, max(64, maxCharacters / 64))
-                    let window = try ConversationWindow.read(store: store, sessionID: session.sessionID, at: ordinal, context: size, span: span)
-                    start = window.entries.first.map(ConversationWindow.firstOrdinal) ?? ordinal
+                    guard let window = try views.conversationWindow(ofSession: session.sessionID, at: ordinal, context: size, span: span) else {
+                        throw ToolFailure("Session \(session.sessionID) has no event at ordinal \(ordinal) or after it; read it without at.")
+                    }
+                    start = window.entries.first?.firstOrdinal ?? ordinal
                     earlier = window.earlier
                 }
-                let redactor = try context.redactor()
-                return try SessionMarkdown.read(store: store, session: session, title: try title(of: session, store: store, redactor: redactor),
-                                                from: start, earlier: earlier, maxCharacters: maxCharacters, redactor: redactor)
+                return try SessionMarkdown.read(views: views, session: session, from: start, earlier: earlier, maxCharacters: maxCharacters)
             }
         }
     }
@@ -95,8 +96,7 @@ actor MirrorQueries {
     func document(session prefix: String) throws(ToolFailure) -> (sessionID: String, markdown: String) {
         try withStore { store in
             let session = try context.resolveSession(prefix)
-            let events = try store.timeline(sessionID: session.sessionID)
-            return (session.sessionID, MarkdownExport.document(session: session, events: events, redactor: try context.redactor()))
+            return (session.sessionID, MarkdownExport.document(try context.views().sessionDocument(session)))
         }
     }
 
@@ -112,11 +112,5 @@ actor MirrorQueries {
         } catch {
             throw ToolFailure(CommandError.wrapping(error), mirrorPath: mirrorPath)
         }
-    }
-
-    /// The session's title (`SessionTitle`), else "", redacted by `redactor` if any.
-    private func title(of session: SessionSummary, store: MirrorStore, redactor: Redactor?) throws -> String {
-        let title = try SessionTitle.of(session, store: store) ?? ""
-        return redactor?.redact(title) ?? title
     }
 }

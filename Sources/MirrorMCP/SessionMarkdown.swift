@@ -1,7 +1,6 @@
 import Commands
 import MirrorStore
 import ReadModel
-import Secrets
 
 /// A part of a session's conversation as Markdown (the export's rendering), from one entry on,
 /// cut near a number of characters, with notes on what comes before and after and how to read it.
@@ -16,30 +15,26 @@ struct SessionMarkdown: Sendable {
 
     /// Reads entries from the one starting at `start`, as many events at a time as needed, until
     /// their Markdown reaches `maxCharacters` or the session ends. An entry longer than the
-    /// budget on its own is shown cut, so that the text always moves on. With a `redactor`, the
-    /// entries' secrets are replaced by their tags before the text is cut.
+    /// budget on its own is shown cut, so that the text always moves on. The entries come
+    /// redacted from `views`, before the text is cut.
     static func read(
-        store: MirrorStore, session: SessionSummary, title: String, from start: Int64,
-        earlier: (count: Int, lastOrdinal: Int64)?, maxCharacters: Int, redactor: Redactor?
+        views: MirrorViews, session: SessionSummary, from start: Int64, earlier: (count: Int, lastOrdinal: Int64)?, maxCharacters: Int
     ) throws -> SessionMarkdown {
         let id = session.sessionID
-        var header = ["# " + (title.isEmpty ? "Session \(id)" : title), "",
-                      "- Session: `\(id)`", "- Mode: \(session.mode ?? "unknown")",
-                      "- Last activity: \(Formatting.iso8601(session.lastTS) ?? "unknown")", "- Events: \(session.localEventCount)"]
-        if let earlier {
-            header += ["", "_\(earlier.count) earlier event(s) not shown: read_session with at: \(earlier.lastOrdinal) reads back from there._"]
-        }
-        let headerText = header.joined(separator: "\n") + "\n"
         var span = 256
         while true {
-            let events = try store.timeline(sessionID: id, range: TimelineRange(fromOrdinal: start, limit: span + 1))
-            let reachesEnd = events.count <= span
-            let entries = Conversation(events: events).redacted(by: redactor).entries
+            let part = try views.conversationPart(of: session, from: start, limit: span)
+            var header = ["# " + part.title, "",
+                          "- Session: `\(id)`", "- Mode: \(session.mode ?? "unknown")",
+                          "- Last activity: \(Formatting.iso8601(session.lastTS) ?? "unknown")", "- Events: \(session.localEventCount)"]
+            if let earlier {
+                header += ["", "_\(earlier.count) earlier event(s) not shown: read_session with at: \(earlier.lastOrdinal) reads back from there._"]
+            }
             // The last entry read may go on past the events read, unless they reach the end; past
             // the largest span it is shown as far as read (a message streamed in thousands of chunks).
             let capped = span >= ConversationWindow.maximumSpan
-            let whole = reachesEnd || capped ? entries[...] : entries.dropLast()
-            var text = headerText
+            let whole = part.reachesEnd || capped ? part.entries[...] : part.entries.dropLast()
+            var text = header.joined(separator: "\n") + "\n"
             var characters = text.count
             for (index, entry) in whole.enumerated() {
                 let block = "\n" + MarkdownExport.render(entry).joined(separator: "\n") + "\n"
@@ -50,15 +45,14 @@ struct SessionMarkdown: Sendable {
                         // the event where the budget ran out.
                         let room = max(0, maxCharacters - characters)
                         text += String(block.prefix(room)) + "\n\n[… cut here]\n"
-                        return finish(text, id: id, next: ordinal(where: room, runsOutIn: events, after: ConversationWindow.firstOrdinal(of: entry)),
-                                      entries: 1)
+                        return finish(text, id: id, next: ordinal(where: room, runsOutIn: part.eventLengths, after: entry.firstOrdinal), entries: 1)
                     }
-                    return finish(text, id: id, next: ConversationWindow.firstOrdinal(of: entry), entries: index)
+                    return finish(text, id: id, next: entry.firstOrdinal, entries: index)
                 }
                 text += block
                 characters += length
             }
-            if reachesEnd { return finish(text, id: id, next: nil, entries: whole.count) }
+            if part.reachesEnd { return finish(text, id: id, next: nil, entries: whole.count) }
             // Every whole entry read fits: read more events.
             span *= 4
         }
@@ -66,10 +60,10 @@ struct SessionMarkdown: Sendable {
 
     /// The ordinal of the first event after `start` at which the events' texts pass `characters`
     /// (nil when they never do: the session's end was shown).
-    private static func ordinal(where characters: Int, runsOutIn events: [TimelineEvent], after start: Int64) -> Int64? {
+    private static func ordinal(where characters: Int, runsOutIn events: [(ordinal: Int64, characters: Int)], after start: Int64) -> Int64? {
         var total = 0
         for event in events where event.ordinal >= start {
-            total += event.text.count
+            total += event.characters
             if total > characters { return max(event.ordinal, start + 1) }
         }
         return nil

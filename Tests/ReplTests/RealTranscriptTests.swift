@@ -170,8 +170,9 @@ struct RealTranscriptTests {
         for transcript in mirrored.transcripts {
             let events = try mirrored.events(transcript, .acp)
             let session = try #require(try mirrored.store.session(id: Mirrored.sessionID(transcript, .acp)))
-            let markdown = MarkdownExport.document(session: session, events: events, redactor: nil)
-            let html = HTMLExport.pages(session: session, events: events, baseName: "t", desktop: nil, redactor: nil)
+            let document = SessionDocument(session: session, events: events, redactor: nil)
+            let markdown = MarkdownExport.document(document)
+            let html = HTMLExport.pages(document, baseName: "t", desktop: nil)
                 .map(\.html).joined()
             // Each check is made a Bool first: a failed one then prints its message, not the document.
             for document in [markdown, html] {

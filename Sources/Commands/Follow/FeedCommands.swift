@@ -28,7 +28,7 @@ enum FeedCommands {
         // A mirror there is brought up to date here: the follower's own connection only reads.
         if FileManager.default.fileExists(atPath: context.mirrorPath) { _ = try context.store() }
         // A secrets file that cannot be used is reported here, before the feed starts.
-        _ = try context.redactor()
+        _ = try context.redactionPolicy()
         let session = try arguments.string("session_id").map { prefix throws(CommandError) in try context.resolveSession(prefix) }
         let idle = try arguments.values["until_idle_ms"].map { _ throws(CommandError) in
             Duration.milliseconds(try arguments.integer("until_idle_ms", default: 0, range: 0...Int(Int32.max)))

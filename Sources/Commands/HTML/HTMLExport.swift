@@ -31,16 +31,12 @@ public enum HTMLExport {
         var row: SessionIndexView.Row
     }
 
-    /// The pages of a session, named from `baseName` (`openagents-798C06FE`); `desktop` is the
-    /// bridge the mirror syncs from; `notice` a note shown under the session's facts. With a
-    /// `redactor`, secrets are replaced by their tags (`MarkdownExport` has the rule); without
-    /// one, the notice says the pages are not redacted.
-    public static func pages(
-        session: SessionSummary, events: [TimelineEvent], baseName: String, desktop: String?,
-        notice: String? = nil, pageBytes: Int = defaultPageBytes, redactor: Redactor?
-    ) -> [Page] {
-        render(session: session, events: events, baseName: baseName, desktop: desktop, notice: notice, pageBytes: pageBytes,
-               redactor: redactor).pages
+    /// The pages of a session's document, named from `baseName` (`openagents-798C06FE`);
+    /// `desktop` is the bridge the mirror syncs from, for a session that does not name its own.
+    /// Under the session's facts, a notice says what its desktop no longer has and what was
+    /// redacted (or that nothing was).
+    public static func pages(_ document: SessionDocument, baseName: String, desktop: String?, pageBytes: Int = defaultPageBytes) -> [Page] {
+        render(document, baseName: baseName, desktop: desktop, pageBytes: pageBytes).pages
     }
 
     /// The index of sessions rendered with `render`: newest first (by last activity, then id).
@@ -51,27 +47,22 @@ public enum HTMLExport {
                                     template: "index")
     }
 
-    static func render(
-        session: SessionSummary, events: [TimelineEvent], baseName: String, desktop: String?,
-        notice: String?, pageBytes: Int, redactor: Redactor?
-    ) -> Rendered {
-        let conversation = Conversation(events: events).redacted(by: redactor)
-        let times = Dictionary(events.compactMap { event in event.timestamp.map { (event.ordinal, $0) } }, uniquingKeysWith: { first, _ in first })
-        let entries = conversation.entries.map { entry(for: $0, time: times[ordinal(of: $0)]) }
+    static func render(_ document: SessionDocument, baseName: String, desktop: String?, pageBytes: Int) -> Rendered {
+        let session = document.session
+        let desktop = session.desktop ?? desktop
+        let entries = zip(document.entries, document.entryTimes).map { entry(for: $0, time: $1) }
         let chunks = split(entries, pageBytes: pageBytes)
         let names = chunks.indices.map { fileName(baseName, page: $0 + 1) }
-        let timestamps = events.compactMap(\.timestamp)
-        let title = redactor.map { $0.redact(SessionTitle.heading(session, conversation: conversation)) }
-            ?? SessionTitle.heading(session, conversation: conversation)
-        let notice = [notice, MarkdownExport.redactionNote(redactor)].compactMap { $0 }.joined(separator: ". ").nilIfEmpty
-        let first = timestamps.min()
-        let last = timestamps.max() ?? session.lastTS
+        let title = document.title
+        let notice = [document.archiveNote, document.redaction.note].compactMap { $0 }.joined(separator: ". ").nilIfEmpty
+        let first = document.firstActivity
+        let last = document.lastActivity
         let pages = chunks.enumerated().map { index, chunk in
             let view = SessionPageView(
                 title: title, sessionID: session.sessionID,
                 desktop: desktop ?? "unknown desktop", mode: session.mode,
-                firstActivity: Formatting.iso8601(first), lastActivity: Formatting.iso8601(last),
-                eventCount: Int64(events.count), notice: notice, pageNumber: index + 1, pageCount: chunks.count,
+                firstActivity: first?.iso8601, lastActivity: last?.iso8601,
+                eventCount: Int64(document.eventCount), notice: notice, pageNumber: index + 1, pageCount: chunks.count,
                 hasPages: chunks.count > 1,
                 previous: index > 0 ? .init(number: index, href: names[index - 1], current: false) : nil,
                 next: index + 1 < chunks.count ? .init(number: index + 2, href: names[index + 1], current: false) : nil,
@@ -80,13 +71,13 @@ public enum HTMLExport {
             )
             return Page(fileName: names[index], html: HTMLTemplates.render(view, template: "session"))
         }
-        let messages = conversation.entries.count { entry in
+        let messages = document.entries.count { entry in
             if case .message(let role, _, _, _) = entry { role != .thinking } else { false }
         }
         let row = SessionIndexView.Row(
             title: title, filterText: title.lowercased(), href: names[0], sessionID: session.sessionID,
-            desktop: desktop ?? "unknown desktop", firstActivity: Formatting.iso8601(first) ?? "", lastActivity: Formatting.iso8601(last) ?? "",
-            messageCount: messages, eventCount: Int64(events.count), pageCount: pages.count, notice: notice, lastTS: last ?? 0
+            desktop: desktop ?? "unknown desktop", firstActivity: first?.iso8601 ?? "", lastActivity: last?.iso8601 ?? "",
+            messageCount: messages, eventCount: Int64(document.eventCount), pageCount: pages.count, notice: notice, lastTS: last?.milliseconds ?? 0
         )
         return Rendered(pages: pages, row: row)
     }
@@ -113,12 +104,8 @@ public enum HTMLExport {
         return pages
     }
 
-    private static func ordinal(of entry: Conversation.Entry) -> Int64 {
-        ConversationWindow.firstOrdinal(of: entry)
-    }
-
-    private static func entry(for entry: Conversation.Entry, time: Int64?) -> SessionPageView.EntryView {
-        var view = SessionPageView.EntryView(anchor: "e-\(ordinal(of: entry))", kind: "", label: "", time: Formatting.iso8601(time))
+    private static func entry(for entry: Conversation.Entry, time: Timestamp?) -> SessionPageView.EntryView {
+        var view = SessionPageView.EntryView(anchor: "e-\(entry.firstOrdinal)", kind: "", label: "", time: time?.iso8601)
         switch entry {
         case .message(let role, let text, let local, _):
             view.kind = role.rawValue

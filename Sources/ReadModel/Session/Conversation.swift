@@ -18,6 +18,7 @@ public struct Conversation: Sendable, Equatable {
         case other(kind: String, json: String, firstOrdinal: Int64)
     }
 
+
     public enum Role: String, Sendable {
         case user
         case assistant
@@ -157,6 +158,19 @@ public struct Conversation: Sendable, Equatable {
 extension String {
     /// The string, or nil when it is empty.
     package var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
+extension Conversation.Entry {
+    /// The ordinal of its first event: where it is in the timeline, and its anchor.
+    public var firstOrdinal: Int64 {
+        switch self {
+        case .message(_, _, _, let ordinal), .plan(_, let ordinal), .modeChange(_, let ordinal), .sessionTitle(_, let ordinal),
+             .commands(_, let ordinal), .other(_, _, let ordinal):
+            ordinal
+        case .toolCall(let call):
+            call.firstOrdinal
+        }
+    }
 }
 
 extension Conversation.ToolCallEntry {

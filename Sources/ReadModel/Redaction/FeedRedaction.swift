@@ -6,12 +6,20 @@ import Secrets
 /// together is caught; tags are numbered per batch. What it does not promise: a secret whose
 /// chunks are committed in different batches shows as parts, each too short to be recognised
 /// (`show` and the exports, which merge the whole message, redact it).
-package struct FeedRedaction: Sendable {
+public struct FeedRedaction: Sendable {
     /// The detector, or nil when nothing is redacted.
     let detector: SecretDetector?
 
+    /// The redaction `policy` asks for.
+    public init(_ policy: RedactionPolicy) {
+        detector = switch policy {
+        case .redacted(let detector): detector
+        case .none: nil
+        }
+    }
+
     /// `items` with their events redacted.
-    package func redacted(_ items: [FeedItem]) -> [FeedItem] {
+    public func redacted(_ items: [FeedItem]) -> [FeedItem] {
         guard let detector else { return items }
         let events = items.compactMap { item in if case .appended(let event) = item { event } else { nil } }
         var redacted = EventRedaction.redacted(events, by: Redactor(detector: detector)).makeIterator()
@@ -19,14 +27,5 @@ package struct FeedRedaction: Sendable {
             guard case .appended = item, let event = redacted.next() else { return item }
             return .appended(event)
         }
-    }
-}
-
-extension CommandContext {
-    /// The redaction of live feeds: none when `redacts` is off; else the secrets file's rules, or
-    /// the built-in ones when the file cannot be used (the command that starts the feed reports it).
-    package func feedRedaction() -> FeedRedaction {
-        guard redacts else { return FeedRedaction(detector: nil) }
-        return FeedRedaction(detector: (try? secretDetector()) ?? (try? SecretDetector()))
     }
 }

@@ -1,6 +1,5 @@
 import Bridge
 import MirrorStore
-import ReadModel
 import Secrets
 
 /// Stored events with their secrets redacted, for the views that show events one by one (`export

@@ -2,12 +2,12 @@ import MirrorStore
 
 /// What a session's view says of what its desktop no longer has (the mirror keeps it): the session
 /// itself gone, or some of its events, by their ordinals.
-enum ArchiveNote {
+package enum ArchiveNote {
     /// One line, or nil when the desktop still has all of it.
-    static func line(session: SessionSummary, events: [TimelineEvent]) -> String? {
+    package static func line(session: SessionSummary, events: [TimelineEvent]) -> String? {
         let desktop = session.desktop.map { "desktop \($0)" } ?? "desktop"
         if let gone = session.goneAt {
-            return "No longer on its \(desktop) (noticed \(Formatting.iso8601(gone) ?? "-")): kept in the mirror."
+            return "No longer on its \(desktop) (noticed \(Timestamp(milliseconds: gone).iso8601 ?? "-")): kept in the mirror."
         }
         let goneOrdinals = events.filter { $0.goneAt != nil }.map(\.ordinal)
         guard !goneOrdinals.isEmpty else { return nil }
@@ -15,7 +15,7 @@ enum ArchiveNote {
     }
 
     /// `#0–#24, #30`: ordinals in order, runs of consecutive ones as ranges.
-    static func ranges(_ ordinals: [Int64]) -> String {
+    package static func ranges(_ ordinals: [Int64]) -> String {
         var runs: [(Int64, Int64)] = []
         for ordinal in ordinals.sorted() {
             if let last = runs.last, last.1 + 1 == ordinal {

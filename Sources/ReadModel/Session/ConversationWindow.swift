@@ -1,43 +1,38 @@
 import Bridge
 import MirrorStore
-import ReadModel
 
 /// The part of a session's conversation around one event: the entry (message, tool call, …) the
 /// event belongs to and `context` entries before and after it, read without reading the whole
 /// timeline, and how many events are left out on either side.
-package struct ConversationWindow {
+public struct ConversationWindow: Sendable {
     /// The entries shown, in order.
-    package var entries: [Conversation.Entry]
+    public var entries: [Conversation.Entry]
     /// The stored events from the first entry shown up to the entry after the last one shown.
-    package var events: [TimelineEvent]
+    public var events: [TimelineEvent]
     /// Events before the first one shown, and the ordinal of the last of them.
-    package var earlier: (count: Int, lastOrdinal: Int64)?
+    public var earlier: (count: Int, lastOrdinal: Int64)?
     /// Events after the last one shown, and the ordinal of the first of them.
-    package var later: (count: Int, firstOrdinal: Int64)?
+    public var later: (count: Int, firstOrdinal: Int64)?
 
     /// Entries before and after the one holding the event when no number is given.
-    package static let defaultContext = 3
+    public static let defaultContext = 3
 
     /// The most events read on each side of the event: a message streamed in thousands of chunks
     /// is shown as far as that reaches, so that the cost stays bounded.
-    package static let maximumSpan = 4096
+    public static let maximumSpan = 4096
 
     /// The window around ordinal `at` of the session `sessionID`.
     ///
     /// Reads events on both sides of `at`, four times as many each time, until the window holds
     /// `context` whole entries on each side of the event's (or reaches an end of the timeline, or
-    /// `limit` events on each side).
-    ///
-    /// - Throws: `CommandError.badArguments` when the session has no event at or before `at`.
+    /// `limit` events on each side). Nil when the session has no event at `at` or after it.
     package static func read(store: MirrorStore, sessionID: String, at ordinal: Int64, context: Int,
-                             span limit: Int = maximumSpan) throws -> ConversationWindow {
+                             span limit: Int = maximumSpan) throws -> ConversationWindow? {
         var span = min(limit, max(64, (2 * context + 1) * 16))
         while true {
             let before = try store.timeline(sessionID: sessionID, before: ordinal, limit: span)
             let after = try store.timeline(sessionID: sessionID, range: TimelineRange(fromOrdinal: ordinal, limit: span + 1))
-            guard let target = after.first else {
-                throw CommandError.badArguments("session \(sessionID) has no event at ordinal \(ordinal) or after it (show \(sessionID) lists them)")
-            }
+            guard let target = after.first else { return nil }
             let reachesStart = before.count < span
             let reachesEnd = after.count <= span
             let events = before + after
@@ -74,9 +69,9 @@ package struct ConversationWindow {
         store: MirrorStore, sessionID: String, entries: [Conversation.Entry], shown: ClosedRange<Int>, events: [TimelineEvent],
         lastRead: Int64?
     ) throws -> ConversationWindow {
-        let start = firstOrdinal(of: entries[shown.lowerBound])
+        let start = entries[shown.lowerBound].firstOrdinal
         // The entry after the last one shown, else (an entry cut by the window) the event after the last one read.
-        let end = shown.upperBound + 1 < entries.count ? firstOrdinal(of: entries[shown.upperBound + 1]) : lastRead.map { $0 + 1 } ?? Int64.max
+        let end = shown.upperBound + 1 < entries.count ? entries[shown.upperBound + 1].firstOrdinal : lastRead.map { $0 + 1 } ?? Int64.max
         let counts = try store.eventCounts(sessionID: sessionID, before: start, from: end)
         let earlierOrdinal = events.last { $0.ordinal < start }?.ordinal ?? start - 1
         return ConversationWindow(
@@ -85,24 +80,5 @@ package struct ConversationWindow {
             earlier: counts.before > 0 ? (counts.before, earlierOrdinal) : nil,
             later: counts.after > 0 ? (counts.after, end) : nil
         )
-    }
-
-    package static func firstOrdinal(of entry: Conversation.Entry) -> Int64 {
-        switch entry {
-        case .message(_, _, _, let ordinal), .plan(_, let ordinal), .modeChange(_, let ordinal), .sessionTitle(_, let ordinal),
-             .commands(_, let ordinal), .other(_, _, let ordinal):
-            ordinal
-        case .toolCall(let call):
-            call.firstOrdinal
-        }
-    }
-
-    /// What is left out, as the text front ends say it (nil when nothing is).
-    func earlierNote(sessionID: String) -> String? {
-        earlier.map { "… \($0.count) earlier event\($0.count == 1 ? "" : "s") not shown: show \(sessionID) --at \($0.lastOrdinal) for those before, show \(sessionID) for all" }
-    }
-
-    func laterNote(sessionID: String) -> String? {
-        later.map { "… \($0.count) later event\($0.count == 1 ? "" : "s") not shown: show \(sessionID) --at \($0.firstOrdinal) for those after" }
     }
 }

@@ -1,12 +1,11 @@
 import Bridge
-import ReadModel
 import Secrets
 
 extension Conversation {
     /// The conversation with every secret of its texts (messages merged from their chunks,
     /// thinking, plans, tool names (ACP's titles), arguments, errors, outputs and diffs, session titles, unknown updates) replaced by its tag;
     /// itself when `redactor` is nil.
-    public func redacted(by redactor: Redactor?) -> Conversation {
+    func redacted(by redactor: Redactor?) -> Conversation {
         guard let redactor else { return self }
         return Conversation(entries: entries.map { $0.redacted(by: redactor) })
     }

@@ -1,0 +1,51 @@
+import MirrorStore
+import Secrets
+
+extension MirrorViews {
+    /// The whole document of `session`: its facts and conversation, redacted as one.
+    public func sessionDocument(_ session: SessionSummary) throws -> SessionDocument {
+        let events = try store.timeline(sessionID: session.sessionID)
+        return SessionDocument(session: session, events: events, redactor: redaction.redactor())
+    }
+
+    /// The stored events of `session`, redacted one by one (the chunks of a message as parts of
+    /// their whole: `EventRedaction`).
+    public func sessionEvents(_ session: SessionSummary) throws -> SessionEvents {
+        let events = try store.timeline(sessionID: session.sessionID)
+        return SessionEvents(sessionID: session.sessionID, events: EventRedaction.redacted(events, by: redaction.redactor()))
+    }
+
+    /// The part of the conversation around ordinal `at` (`ConversationWindow`), redacted: its
+    /// entries, or with `raw` its events one by one (the other left empty); nil when the session
+    /// has no event at `at` or after it.
+    public func conversationWindow(ofSession sessionID: String, at ordinal: Int64, context: Int,
+                                   span: Int = ConversationWindow.maximumSpan, raw: Bool = false) throws -> ConversationWindow? {
+        guard var window = try store.read({ try ConversationWindow.read(store: store, sessionID: sessionID, at: ordinal, context: context, span: span) })
+        else { return nil }
+        let redactor = redaction.redactor()
+        if raw {
+            window.events = EventRedaction.redacted(window.events, by: redactor)
+            window.entries = []
+        } else {
+            window.entries = Conversation(entries: window.entries).redacted(by: redactor).entries
+            window.events = []
+        }
+        return window
+    }
+
+    /// The conversation of `session` from the event at ordinal `start` on, as far as `limit`
+    /// events reach (a message cut by the limit is shown as far as read), with the session's
+    /// title; redacted as one document.
+    public func conversationPart(of session: SessionSummary, from start: Int64, limit: Int) throws -> ConversationPart {
+        try store.read {
+            let events = try store.timeline(sessionID: session.sessionID, range: TimelineRange(fromOrdinal: start, limit: limit + 1))
+            let reachesEnd = events.count <= limit
+            let read = reachesEnd ? events[...] : events.dropLast()
+            let redactor = redaction.redactor()
+            let title = try SessionTitle.of(session, store: store) ?? "Session \(session.sessionID)"
+            return ConversationPart(title: redactor?.redact(title) ?? title,
+                                    entries: Conversation(events: Array(read)).redacted(by: redactor).entries,
+                                    eventLengths: read.map { ($0.ordinal, $0.text.count) }, reachesEnd: reachesEnd)
+        }
+    }
+}
