@@ -306,7 +306,8 @@ let package = Package(
 
         .target(
             name: "TestSupport",
-            dependencies: ["Bridge", "MirrorStore", "Primitives", "ToolSupport"],
+            dependencies: ["Bridge", "Commands", "MirrorMCP", "MirrorStore", "Primitives", "ReplProgram", "Secrets", "ToolSupport",
+                           .product(name: "MCP", package: "swift-sdk"), .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"
         ),
         .testTarget(
@@ -341,7 +342,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["MirrorStore", "Bridge", "SyncEngine", "TestSupport", "ToolSupport"]
+            dependencies: ["Bridge", "Commands", "MirrorStore", "SyncEngine", "TestSupport", "ToolSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

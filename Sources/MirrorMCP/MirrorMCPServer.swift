@@ -31,8 +31,9 @@ public struct MirrorMCPServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves until standard input ends or the task is cancelled.
-    public func run() async throws {
+    /// Serves until standard input ends (or, with `transport`, until its peer disconnects) or the
+    /// task is cancelled.
+    public func run(transport: (any Transport)? = nil) async throws {
         let mirror = MirrorQueries(mirrorPath: mirrorPath, bridgeURL: bridgeURL, redacts: redacts)
         let subscriptions = ResourceSubscriptions()
         let server = Server(
@@ -46,7 +47,7 @@ public struct MirrorMCPServer: Sendable {
             capabilities: .init(resources: .init(subscribe: true, listChanged: false), tools: .init(listChanged: false))
         )
         await register(on: server, mirror: mirror, subscriptions: subscriptions)
-        try await server.start(transport: AnsweringStdioTransport(logger: logger))
+        try await server.start(transport: transport ?? AnsweringStdioTransport(logger: logger))
         logger.info("serving the mirror over MCP", metadata: ["mirror": "\(mirrorPath)", "prompts": "\(allowsPrompts)", "redacts": "\(redacts)"])
         await withTaskGroup { group in
             group.addTask { [mirrorPath, logger] in

@@ -3,7 +3,7 @@ import Foundation
 /// Output taller than the terminal shown through a pager, as psql and git do: `$PAGER` (run by
 /// `/bin/sh`), else `less -RFX` when it is installed (it quits at once when the text fits, keeps
 /// colours and leaves the text on the screen).
-struct Pager {
+package struct Pager {
     /// The shell command that pages.
     let command: String
 

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// Runs text commands one by one and prints their results: the REPL and script modes.
-struct ScriptShell {
+package struct ScriptShell {
     let runner: CommandRunner
     var mode: OutputMode
     let width: Int?
@@ -18,11 +18,11 @@ struct ScriptShell {
     private(set) var settings: ReplSettings
     let settingsPath: String?
     /// Set by `quit`, and by a signal that ended a `follow` (but Ctrl-C at a prompt).
-    private(set) var finished = false
+    package private(set) var finished = false
     let mirrorPath: String
     let output: ShellOutput
 
-    init(context: sending CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool,
+    package init(context: sending CommandContext, mode: OutputMode, width: Int?, colour: Bool, interactive: Bool,
          pager: Pager? = nil, settingsPath: String? = nil, output: ShellOutput = .standard) {
         mirrorPath = context.mirrorPath
         self.output = output
@@ -37,7 +37,7 @@ struct ScriptShell {
     }
 
     /// Runs one line; returns false when it failed (the error is printed on standard error).
-    mutating func run(_ line: String) async throws -> Bool {
+    package mutating func run(_ line: String) async throws -> Bool {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return true }
         if trimmed.hasPrefix(".") { return await dotCommand(trimmed) }
@@ -90,7 +90,7 @@ struct ScriptShell {
         let palette: Palette = colour ? .colour : .plain
         let failed = Atomic(false)
         let signal = await Interruption.run {
-            let output = StandardOutput()
+            let output = shellOutput.feed
             var renderer = FollowRenderer(tagsSessions: request.sessionKey == nil, palette: palette)
             do {
                 try await MirrorChangeSignal.withSignal(mirrorPath: mirrorPath) { signal in

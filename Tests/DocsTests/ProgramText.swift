@@ -20,8 +20,26 @@ func matches(of pattern: String, in text: String, lines: Bool = false, allGroups
     }
 }
 
-/// Runs a built program to its end with `input`; its status and standard output.
+/// Runs a built program to its end with `input`; its status and standard output. The same run
+/// asked for again (`--help`, by several tests) is answered from the first: what a program prints
+/// for fixed arguments does not change while the tests run.
 func run(_ program: String, _ arguments: [String], input: String = "") async throws -> (status: Int32, output: String) {
-    let outcome = try await ProgramRun.run(BuildProducts.executable(program), arguments, input: Data(input.utf8))
-    return (outcome.status, outcome.standardOutput)
+    try await ProgramRuns.shared.outcome(program, arguments, input: input)
+}
+
+/// The runs of programs made so far, by program, arguments and input.
+private actor ProgramRuns {
+    static let shared = ProgramRuns()
+    private var runs: [[String]: Task<(status: Int32, output: String), any Error>] = [:]
+
+    func outcome(_ program: String, _ arguments: [String], input: String) async throws -> (status: Int32, output: String) {
+        let key = [program, input] + arguments
+        if let run = runs[key] { return try await run.value }
+        let run = Task { () throws -> (status: Int32, output: String) in
+            let outcome = try await ProgramRun.run(BuildProducts.executable(program), arguments, input: Data(input.utf8))
+            return (outcome.status, outcome.standardOutput)
+        }
+        runs[key] = run
+        return try await run.value
+    }
 }

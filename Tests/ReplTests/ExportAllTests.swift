@@ -71,7 +71,7 @@ struct ExportAllTests {
             #"{"jsonrpc":"2.0","id":5,"method":"export.markdown","params":{"all":true,"path":"\#(notes)","timestamp":true}}"#,
             #"{"jsonrpc":"2.0","id":6,"method":"export.markdown","params":{"all":false}}"#,
         ]
-        let outcome = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data((requests.joined(separator: "\n") + "\n").utf8))
+        let outcome = await InProcessJSONLines.run(mirror: mirror, input: requests.joined(separator: "\n") + "\n")
         #expect(outcome.status == 0)
         #expect(outcome.standardError.isEmpty)
         let answers = try outcome.standardOutput.split(separator: "\n").map { try Self.object(String($0)) }
@@ -116,7 +116,7 @@ struct ExportAllTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: notes).count == ids.count)
 
         let request = #"{"jsonrpc":"2.0","id":1,"method":"export.markdown","params":{"all":true,"path":"\#(notes)"}}"# + "\n"
-        let json = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(request.utf8))
+        let json = await InProcessJSONLines.run(mirror: mirror, input: request)
         let error = try #require(try Self.object(json.standardOutput)["error"] as? [String: Any])
         #expect(error["code"] as? Int == -32006)
         #expect((error["message"] as? String)?.hasPrefix("exported \(ids.count) sessions") == true)
@@ -156,8 +156,6 @@ struct ExportAllTests {
         let help = try await InProcessShell.run(mirror: mirror, commands: ["help export"])
         #expect(help.standardOutput.hasPrefix("export SESSION_ID|--all [PATH] [--force] [--timestamp] [--format md|html|json] [--html]\n"))
         #expect(help.standardOutput.contains("--all: every session, to PATH/openagents-<first 8 of the id>.md"))
-        let usage = try await ReplProcess.run(["--help"])
-        #expect(usage.standardOutput.contains("export --all DIR"))
     }
 
     @Test("colliding ids get longer names, ignoring case, in the order of the ids, whatever was exported before")

@@ -75,10 +75,10 @@ struct FailurePresentationTests {
     func jsonLinesReason() async throws {
         let directory = try TemporaryDirectory()
         let newer = try await Self.newerMirror(in: directory)
-        let request = Data((#"{"jsonrpc":"2.0","id":1,"method":"sessions.list"}"# + "\n").utf8)
+        let request = #"{"jsonrpc":"2.0","id":1,"method":"sessions.list"}"# + "\n"
         for (mirror, reason, hint) in [(newer, "schema_too_new", "--db chooses the mirror file"),
                                        (directory.path("none.sqlite"), "mirror_not_found", "run oa-sync or the sync command first, or pass --db")] {
-            let outcome = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: request)
+            let outcome = await InProcessJSONLines.run(mirror: mirror, input: request)
             let answer = try JSONParser.parse(outcome.standardOutput.trimmingCharacters(in: .newlines))
             #expect(answer["error"]?["code"]?.int64Value == -32002, "\(outcome.standardOutput)")
             #expect(answer["error"]?["data"]?["reason"]?.stringValue == reason, "\(outcome.standardOutput)")

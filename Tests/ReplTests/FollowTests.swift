@@ -248,7 +248,7 @@ struct FollowTests {
         var transcript = ""
         for command in ["follow 798c --until-idle-ms 200", "follow --until-idle-ms 200", "follow nope", "follow --from later",
                         "unsubscribe 1"] {
-            let outcome = try await ProgramRun.run(BuildProducts.executable("oa-repl"), ["--db", mirror, "-c", command])
+            let outcome = try await InProcessShell.run(mirror: mirror, commands: [command])
             transcript += "$ oa-repl -c '\(command)'  → exit \(outcome.status)\n\(outcome.standardOutput)"
             if !outcome.standardError.isEmpty { transcript += "stderr: \(outcome.standardError)" }
             transcript += "\n"

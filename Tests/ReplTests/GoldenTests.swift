@@ -73,8 +73,7 @@ struct GoldenTests {
             #"{"jsonrpc":"2.0","id":18,"method":"quit"}"#,
             #"{"jsonrpc":"2.0","id":19,"method":"status"}"#,
         ]
-        let outcome = try await ReplProcess.run(["--db", mirror, "--jsonl", "--bridge", "ws://127.0.0.1:9"],
-                                          input: Data((requests.joined(separator: "\n") + "\n").utf8))
+        let outcome = await InProcessJSONLines.run(mirror: mirror, input: requests.joined(separator: "\n") + "\n", bridgeURL: "ws://127.0.0.1:9")
         #expect(outcome.status == 0)
         let answers = outcome.standardOutput.split(separator: "\n")
         #expect(answers.count == requests.count - 3, "one answer a line, but for the blank line, the notification and after quit")
@@ -133,13 +132,13 @@ struct GoldenTests {
     func unusableMirror() async throws {
         let directory = try TemporaryDirectory()
         let missing = directory.path("missing.sqlite")
-        let none = try await ReplProcess.run(["--db", missing, "-c", "sessions"])
+        let none = try await InProcessShell.run(mirror: missing, commands: ["sessions"])
         #expect(none.status == 1)
         #expect(none.standardError == "error: mirror: no mirror at \(missing): it is created by the first sync "
                 + "(run oa-sync or the sync command first, or pass --db)\n")
         let notes = directory.path("notes.txt")
         try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: notes))
-        let foreign = try await ReplProcess.run(["--db", notes, "-c", "sessions"])
+        let foreign = try await InProcessShell.run(mirror: notes, commands: ["sessions"])
         #expect(foreign.status == 1)
         #expect(foreign.standardError.hasPrefix("error: mirror: \(notes) is not a SQLite database"), "\(foreign.standardError)")
         #expect(foreign.standardError.hasSuffix("; use a mirror file or a new path (--db chooses the mirror file)\n"))

@@ -3,15 +3,16 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `oa-repl --mcp` as an MCP client sees it: the real program, spoken to in JSON-RPC lines over
-/// its standard input and output, on mirrors made by the real oa-sync from the simulator.
+/// `oa-repl --mcp` as an MCP client sees it: its server, spoken to in JSON-RPC messages, in
+/// process (`InProcessMCP`) on mirrors made by the real oa-sync from the simulator; the real
+/// program for what its standard output carries.
 @Suite("oa-repl --mcp", .startsPrograms(endsWithin: .seconds(180)))
 struct MCPServerTests {
     static let session = "798C06FE-0494-B6D2-EC70-38C908FB09A0"
 
-    /// `oa-repl --db MIRROR --mcp …`, initialized.
-    static func server(_ mirror: String, _ options: [String] = []) async throws -> ReplSession {
-        let server = try ReplSession(["--db", mirror, "--mcp"] + options)
+    /// `oa-repl --db MIRROR --mcp [--mcp-allow-prompts]`, in process, initialized.
+    static func server(_ mirror: String, allowsPrompts: Bool = false) async throws -> InProcessMCP {
+        let server = try await InProcessMCP(mirror: mirror, allowsPrompts: allowsPrompts)
         try server.request(0, "initialize", [
             "protocolVersion": "2025-06-18", "capabilities": [:], "clientInfo": ["name": "oa-tests", "version": "1"],
         ])
@@ -23,7 +24,7 @@ struct MCPServerTests {
     }
 
     /// Calls a tool; its result.
-    static func call(_ server: ReplSession, _ id: Int, _ tool: String, _ arguments: JSONValue) async throws -> JSONValue {
+    static func call(_ server: any JSONRPCPeer, _ id: Int, _ tool: String, _ arguments: JSONValue) async throws -> JSONValue {
         try server.request(id, "tools/call", ["name": .string(tool), "arguments": arguments])
         let answer = try await server.answer(to: id).answer
         #expect(answer["error"] == nil, "\(tool): \(answer)")
@@ -38,9 +39,9 @@ struct MCPServerTests {
     func toolsList() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try await SampleMirror.copy(in: directory)
-        for (options, expected) in [([String](), ["list_sessions", "read_session", "search_sessions"]),
-                                    (["--mcp-allow-prompts"], ["enqueue_prompt", "list_sessions", "read_session", "search_sessions"])] {
-            let server = try await Self.server(mirror, options)
+        for (allowsPrompts, expected) in [(false, ["list_sessions", "read_session", "search_sessions"]),
+                                          (true, ["enqueue_prompt", "list_sessions", "read_session", "search_sessions"])] {
+            let server = try await Self.server(mirror, allowsPrompts: allowsPrompts)
             try server.request(1, "tools/list")
             let tools = try await server.answer(to: 1).answer["result"]?["tools"]?.arrayValue ?? []
             #expect(tools.compactMap { $0["name"]?.stringValue }.sorted() == expected)
@@ -57,7 +58,7 @@ struct MCPServerTests {
     func tools() async throws {
         let directory = try TemporaryDirectory()
         let mirror = try await SampleMirror.copy(in: directory)
-        let server = try await Self.server(mirror, ["--mcp-allow-prompts"])
+        let server = try await Self.server(mirror, allowsPrompts: true)
 
         let search = try await Self.call(server, 1, "search_sessions", ["query": "flaky", "limit": 3])
         #expect(search["isError"]?.boolValue == false)
@@ -98,7 +99,6 @@ struct MCPServerTests {
         #expect(queued["structuredContent"]?["prompt_id"]?.int64Value == 1)
         server.closeInput()
         #expect(await server.waitForExit() == 0)
-        #expect(!server.standardError.contains("error"), "\(server.standardError)")
     }
 
     @Test("mistakes are tool results with isError and what to do; no protocol error, no crash")

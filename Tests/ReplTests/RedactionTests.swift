@@ -1,11 +1,13 @@
 import Bridge
+import Commands
 import Foundation
 import TestSupport
 import Testing
 import ToolSupport
 
-/// Secrets leave the mirror redacted by every way out, unless asked (`--no-redact`): the real
-/// oa-repl on a mirror of planted secrets (`PlantedSecretsSession`).
+/// Secrets leave the mirror redacted by every way out, unless asked (`--no-redact`): oa-repl's
+/// shell run in process on a mirror of planted secrets (`PlantedSecretsSession`); the real
+/// program for `--jsonl` and `--mcp`.
 @Suite("secrets are redacted wherever history leaves the mirror", .startsPrograms(endsWithin: .seconds(300)))
 struct RedactionTests {
     let directory: TemporaryDirectory
@@ -19,8 +21,9 @@ struct RedactionTests {
         environment = ["XDG_CONFIG_HOME": directory.path("config")]
     }
 
-    func run(_ commands: [String], options: [String] = [], input: String = "") async throws -> ProgramRun.Outcome {
-        try await ReplProcess.run(["--db", mirror] + options + commands.flatMap { ["-c", $0] }, input: Data(input.utf8), environment: environment)
+    /// As `oa-repl --db MIRROR [--mode MODE] [--no-redact] -c COMMAND…` with `input` on standard input, in process.
+    func run(_ commands: [String], mode: OutputMode = .table, redacts: Bool = true, input: String = "") async throws -> ProgramRun.Outcome {
+        try await InProcessShell.run(mirror: mirror, commands: commands, mode: mode, redacts: redacts, environment: environment, input: input)
     }
 
     func expectRedacted(_ text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -32,8 +35,8 @@ struct RedactionTests {
         let words = ["keychain", "gitlab", "deploys", "notebook", "rotated", "registry", "Bearer", "deploy_key", "DATABASE_URL", "password",
                      "AWS_ACCESS_KEY_ID", "Stripe", "Found"]
         let commands = ["show 5ec2", "show 5ec2 --raw", "show 5ec2 --at 20", "show 5ec2 --raw --at 20", "sessions"] + words.map { "search \($0)" }
-        for mode in ["table", "json", "markdown"] {
-            let outcome = try await run(commands, options: ["--mode", mode])
+        for mode in OutputMode.allCases {
+            let outcome = try await run(commands, mode: mode)
             for kind in Set(PlantedSecretsSession.secrets.map(\.kind)) {
                 #expect(outcome.standardOutput.contains("[REDACTED:\(kind)#"), "\(mode): no \(kind) tag")
             }
@@ -41,7 +44,7 @@ struct RedactionTests {
         let show = try await run(["show 5ec2"]).standardOutput
         // The same value keeps its tag: the GitHub token of the user's message, the tool call and the split message.
         #expect(show.components(separatedBy: "[REDACTED:github_token#1]").count - 1 >= 3)
-        let plain = try await run(["show 5ec2"], options: ["--no-redact"]).standardOutput
+        let plain = try await run(["show 5ec2"], redacts: false).standardOutput
         // Every kind shows with --no-redact (the PEM key's lines are indented in the conversation).
         #expect(Set(PlantedSecretsSession.leaks(in: plain)) == Set(PlantedSecretsSession.secrets.map(\.kind)).subtracting(["private_key"]))
         let toggled = try await run([".redact off", "show 5ec2", ".redact on", "show 5ec2"]).standardOutput
@@ -68,7 +71,7 @@ struct RedactionTests {
         #expect(json.contains("[REDACTED:github_token#1]"))
         let markdown = try await run(["export 5ec2"]).standardOutput
         #expect(markdown.contains("- Redacted: "))
-        let plain = try await run(["export 5ec2"], options: ["--no-redact"]).standardOutput
+        let plain = try await run(["export 5ec2"], redacts: false).standardOutput
         #expect(plain.contains("- Not redacted (--no-redact)"))
         #expect(plain.contains(PlantedSecretsSession.secrets[2].value))
     }
@@ -88,14 +91,16 @@ struct RedactionTests {
         #expect(outcome.status == 0)
         #expect(outcome.standardOutput.contains(#""method":"events.appended""#), "the subscription's events came")
         for line in outcome.standardOutput.split(separator: "\n") { expectRedacted(String(line), "--jsonl: \(line.prefix(30))") }
-        let plain = try await ReplProcess.run(["--db", mirror, "--jsonl", "--no-redact"], input: Data((requests[0] + "\n").utf8), environment: environment)
+        let plain = await InProcessJSONLines.run(mirror: mirror, input: requests[0] + "\n", redacts: false, environment: environment)
         #expect(plain.standardOutput.contains(PlantedSecretsSession.secrets[3].value))
     }
 
     @Test("MCP: tools and resources redacted; with --no-redact the client sees the values and is told")
     func mcp() async throws {
         for redacting in [true, false] {
-            let server = try ReplSession(["--db", mirror, "--mcp"] + (redacting ? [] : ["--no-redact"]), environment: environment)
+            // The real program redacting; the server in process with --no-redact.
+            let server: any JSONRPCPeer = redacting ? try ReplSession(["--db", mirror, "--mcp"], environment: environment)
+                : try await InProcessMCP(mirror: mirror, redacts: false)
             try server.request(0, "initialize", [
                 "protocolVersion": "2025-06-18", "capabilities": [:], "clientInfo": ["name": "oa-tests", "version": "1"],
             ])
@@ -116,7 +121,7 @@ struct RedactionTests {
             try server.request(11, "resources/read", ["uri": .string("openagents://session/\(PlantedSecretsSession.sessionID)")])
             seen += try await server.answer(to: 11).answer.description
             server.closeInput()
-            #expect(await server.waitForExit() == 0)
+            #expect(await server.waitForExit(timeout: .seconds(60)) == 0)
             if redacting {
                 expectRedacted(seen, "MCP")
                 #expect(seen.contains("[REDACTED:jwt#1]"))
@@ -137,14 +142,14 @@ struct RedactionTests {
         for kind in Set(PlantedSecretsSession.secrets.map(\.kind)) { #expect(report.standardOutput.contains(kind), "\(kind) reported") }
         #expect(!report.standardOutput.contains("YES"))
 
-        let json = try await run(["secrets --session 5ec2"], options: ["--mode", "json"]).standardOutput
+        let json = try await run(["secrets --session 5ec2"], mode: .json).standardOutput
         let secrets = try #require(try JSONParser.parse(json).arrayValue)
         #expect(secrets.count == PlantedSecretsSession.secrets.count, "each secret once, no part of a split one counted apart")
         let github = try #require(secrets.first { $0["kind"]?.stringValue == "github_token" && $0["fingerprint"]?.stringValue?.hasPrefix("ghp_") == true })
         #expect((github["occurrences"]?.arrayValue?.count ?? 0) >= 3, "message, tool call, output, split message")
 
         // An export without redaction: the report says the secrets reached it.
-        await #expect(try run(["export 5ec2 \(directory.path("plain.md"))"], options: ["--no-redact"]).status == 0)
+        await #expect(try run(["export 5ec2 \(directory.path("plain.md"))"], redacts: false).status == 0)
         let value = PlantedSecretsSession.secrets[5].value
         let check = try await run(["secrets --check -"], input: value + "\n")
         #expect(check.status == 0, "\(check.standardError)")
@@ -194,7 +199,7 @@ struct SyncLogTests {
         #expect(sync.status == 0, "\(sync.standardError)")
         #expect(!sync.standardError.isEmpty, "--verbose logs what it does")
         #expect(PlantedSecretsSession.leaks(in: sync.standardOutput + sync.standardError).isEmpty)
-        let show = try await ReplProcess.run(["--db", mirror, "-c", "show 798c"], environment: ["XDG_CONFIG_HOME": directory.path("config")])
+        let show = try await InProcessShell.run(mirror: mirror, commands: ["show 798c"], environment: ["XDG_CONFIG_HOME": directory.path("config")])
         #expect(show.status == 0)
         #expect(PlantedSecretsSession.leaks(in: show.standardOutput + show.standardError).isEmpty)
         #expect(show.standardOutput.contains("[REDACTED:jwt#1]"))

@@ -56,7 +56,7 @@ struct SecretScanTests {
         let environment = ["XDG_CONFIG_HOME": directory.path("config")]
         let arguments = ["--db", path, "--mode", "json", "-c", "secrets"]
         func report() async throws -> ProgramRun.Outcome {
-            try await ReplProcess.run(arguments, environment: environment)
+            try await InProcessShell.run(mirror: path, commands: ["secrets"], mode: .json, environment: environment)
         }
         let (first, firstSeconds) = try await timed(arguments, environment: environment, in: directory)
         #expect(first.status == 0, "\(first.standardError)")

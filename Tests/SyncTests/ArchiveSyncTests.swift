@@ -1,3 +1,4 @@
+import Commands
 import Bridge
 import Foundation
 import MirrorStore
@@ -113,8 +114,7 @@ struct ArchiveSyncTests {
         // The bridge lists fewer than 10 sessions, so that list is all it has.
         let deleted = try #require(try store.session(id: "DELETED"))
         #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
-        let listed = try await ReplProcess.run(["--db", mirror, "--jsonl"],
-                                         input: Data(#"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{}}"#.utf8))
+        let listed = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{}}"#)
         #expect(listed.standardOutput.contains(#""events_gone_from_desktop":25"#), "\(listed.standardOutput)")
         #expect(listed.standardOutput.contains(#""sync_state":"gone""#), "\(listed.standardOutput)")
     }
@@ -132,16 +132,16 @@ struct ArchiveSyncTests {
         #expect(try store.session(id: "PRUNED")?.goneAt == nil)
         let deleted = try #require(try store.session(id: "DELETED"))
         #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
-        let shown = try await ReplProcess.run(["--db", mirror, "-c", "sessions"])
+        let shown = try await InProcessShell.run(mirror: mirror, commands: ["sessions"])
         #expect(shown.standardOutput.contains("gone"), "\(shown.standardOutput)")
         let desktop = "127.0.0.1:\(simulator.port)"
-        let show = try await ReplProcess.run(["--db", mirror, "-c", "show PRUNED"])
+        let show = try await InProcessShell.run(mirror: mirror, commands: ["show PRUNED"])
         #expect(show.standardOutput.hasPrefix("(25 of its events (#0–#24) are no longer on its desktop \(desktop): kept in the mirror.)"),
                 "\(show.standardOutput.prefix(200))")
-        let exported = try await ReplProcess.run(["--db", mirror, "-c", "export DELETED"])
+        let exported = try await InProcessShell.run(mirror: mirror, commands: ["export DELETED"])
         #expect(exported.standardOutput.contains("- Desktop: \(desktop)\n- No longer on its desktop \(desktop) (noticed "),
                 "\(exported.standardOutput.prefix(300))")
-        let raw = try await ReplProcess.run(["--db", mirror, "--mode", "json", "-c", "show PRUNED --raw"])
+        let raw = try await InProcessShell.run(mirror: mirror, commands: ["show PRUNED --raw"], mode: .json)
         #expect(raw.standardOutput.components(separatedBy: #""gone_from_desktop_at":"20"#).count - 1 == 25, "each gone event says when")
     }
 }

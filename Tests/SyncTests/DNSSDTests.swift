@@ -51,7 +51,7 @@ struct DNSSDTests {
                                            namespace: namespace)
         #expect(synced.status == 0, "\(synced.standardError)")
         #expect(!synced.standardError.contains("on first use"), "the advertised pin was checked, not trusted on first use")
-        let status = try await ReplProcess.run(["--db", mirror, "-c", "status"])
+        let status = try await InProcessShell.run(mirror: mirror, commands: ["status"])
         #expect(status.standardOutput.contains(certificate.pin.description), "the pin is remembered for dnssd:TLS Desktop")
     }
 

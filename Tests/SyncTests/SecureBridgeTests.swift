@@ -65,7 +65,7 @@ struct SecureBridgeTests {
         let before = try mirrored(mirror)
         #expect(before.events == 299)
         #expect(before.pin == first.pin.hex)
-        let status = try await ReplProcess.run(["--db", mirror, "-c", "status"])
+        let status = try await InProcessShell.run(mirror: mirror, commands: ["status"])
         #expect(status.standardOutput.contains(first.pin.description), "status shows the pin in force")
 
         // The same bridge (same URL) with another certificate: refused before anything is sent.
@@ -130,7 +130,7 @@ struct SecureBridgeTests {
                                                     environment: ["OA_TOKEN": secret])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.standardError)")
 
-        let status = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status"}"#.utf8 + [0x0A]))
+        let status = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status"}"#)
         var mirrorBytes = Data()
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: mirror + suffix) {
             mirrorBytes += try Data(contentsOf: URL(fileURLWithPath: mirror + suffix))

@@ -41,19 +41,16 @@ struct SeveralDesktopsTests {
         try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
         try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
 
-        let status = try await ReplProcess.run(["--db", mirror, "--jsonl"],
-                                         input: Data(#"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#.utf8))
+        let status = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#)
         let desktops = try JSONParser.parse(Array(status.standardOutput.utf8))["result"]?["desktops"]?.arrayValue ?? []
         #expect(Set(desktops.compactMap { $0["desktop"]?.stringValue }) == ["work", "home"])
         #expect(desktops.allSatisfy { $0["last_sync"]?.stringValue != nil }, "\(status.standardOutput)")
-        let homeOnly = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(
-            #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"desktop":"home","limit":100}}"#.utf8))
+        let homeOnly = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"desktop":"home","limit":100}}"#)
         let homeSessions = try JSONParser.parse(Array(homeOnly.standardOutput.utf8))["result"]?.arrayValue ?? []
         #expect(homeSessions.count == 5 && homeSessions.allSatisfy { $0["desktop"]?.stringValue == "home" })
 
         // Following one desktop: its events, every one, and none of the other's.
-        let followed = try await ReplProcess.run(["--db", mirror, "--jsonl"], input: Data(
-            #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"desktop":"home","until_idle_ms":300}}"#.utf8))
+        let followed = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"desktop":"home","until_idle_ms":300}}"#)
         let appended = followed.standardOutput.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
             .filter { $0["method"]?.stringValue == "events.appended" }
             .flatMap { $0["params"]?["events"]?.arrayValue ?? [] }
@@ -141,9 +138,9 @@ struct SeveralDesktopsTests {
         let linuxSession = try #require(try store.sessions(limit: 1, desktop: "linux").first)
         try queuePrompt(store, session: macSession.sessionID, text: "for the mac")
         try queuePrompt(store, session: linuxSession.sessionID, text: "for linux")
-        let refused = try await ReplProcess.run(["--db", mirror, "-c", "prompt new hello"])
+        let refused = try await InProcessShell.run(mirror: mirror, commands: ["prompt new hello"])
         #expect(refused.status != 0 && refused.standardError.contains("several desktops"), "\(refused.standardError)")
-        let queued = try await ReplProcess.run(["--db", mirror, "-c", "prompt new --desktop linux a new session on linux"])
+        let queued = try await InProcessShell.run(mirror: mirror, commands: ["prompt new --desktop linux a new session on linux"])
         #expect(queued.status == 0, "\(queued.standardError)")
 
         let second = try await OASyncProcess.run(["--bridge", "mac=\(stock.url)", "--bridge", "linux=\(cursor.url)", "--db", mirror, "--once"])

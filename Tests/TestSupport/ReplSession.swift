@@ -4,7 +4,7 @@ import ToolSupport
 
 /// The real `oa-repl`, running while a test talks to it: lines written to its standard input
 /// (a pipe), lines read from its standard output with a deadline.
-public final class ReplSession {
+public final class ReplSession: JSONRPCPeer {
     private let process = Process()
     private let input = Pipe()
     private let outputPath = FileManager.default.temporaryDirectory.appending(path: "oa-repl-out-\(UUID().uuidString)").path
@@ -69,12 +69,6 @@ public final class ReplSession {
         try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
     }
 
-    /// Sends one JSON-RPC request.
-    public func request(_ id: Int, _ method: String, _ params: JSONValue = [:]) throws {
-        try send(String(decoding: JSONWriter.bytes(of: ["jsonrpc": "2.0", "id": .number(Int64(id)), "method": .string(method), "params": params]),
-                        as: UTF8.self))
-    }
-
     /// Ends its standard input.
     public func closeInput() {
         try? input.fileHandleForWriting.close()
@@ -100,17 +94,6 @@ public final class ReplSession {
         while true {
             let line = try await output.nextLine(before: deadline, program: "oa-repl") { process.isRunning }
             if let json = try? JSONParser.parse(line) { return json }
-        }
-    }
-
-    /// The answer to request `id`, and the other lines that came before it.
-    public func answer(to id: Int, timeout: Duration = .seconds(60)) async throws -> (answer: JSONValue, before: [JSONValue]) {
-        let deadline = ContinuousClock.now + timeout
-        var before: [JSONValue] = []
-        while true {
-            let json = try await nextJSON(timeout: deadline - .now)
-            if json["id"]?.int64Value == Int64(id) { return (json, before) }
-            before.append(json)
         }
     }
 

@@ -24,7 +24,7 @@ public struct JSONLinesSession {
 
     /// Answers the requests read from `input` on `output` until `quit`, or until the input ends
     /// and every subscription is over.
-    public func run(input: StandardInput, output: StandardOutput) async {
+    public func run(input: some LineInput, output: some LineOutput) async {
         await MirrorChangeSignal.withSignal(mirrorPath: mirrorPath) { signal in
             let reader = MirrorReader(mirrorPath: mirrorPath)
             let subscriptions = SubscriptionRegistry()
@@ -72,7 +72,7 @@ public struct JSONLinesSession {
     /// error), is unsubscribed, or the session ends.
     private static func follow(
         _ request: FeedRequest, subscription: Int, reader: MirrorReader, signal: MirrorChangeSignal, redaction: FeedRedaction,
-        subscriptions: SubscriptionRegistry, output: StandardOutput
+        subscriptions: SubscriptionRegistry, output: some LineOutput
     ) async {
         defer { subscriptions.remove(subscription) }
         await withTaskGroup(of: Void.self) { group in

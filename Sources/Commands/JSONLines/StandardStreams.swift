@@ -2,9 +2,30 @@ import Foundation
 import MirrorStore
 import Primitives
 
+/// Where a JSON-lines session reads its requests, a line at a time: standard input, or a test's
+/// lines.
+public protocol LineInput: Sendable {
+    /// The next line without its newline, or nil at the end of input.
+    func nextLine() async -> String?
+}
+
+/// Where a JSON-lines session writes its answers and notifications, a whole line per call:
+/// standard output, or a test's record of them.
+public protocol LineOutput: Sendable {
+    /// Writes `text`, then a newline unless `newline` is false.
+    func write(_ text: String, newline: Bool) async
+}
+
+extension LineOutput {
+    /// Writes `text` and a newline.
+    func write(_ text: String) async {
+        await write(text, newline: true)
+    }
+}
+
 /// Standard input, read a line at a time on a thread of its own: a front end that waits for the
 /// next request never holds a thread of the cooperative pool, which its feeds need meanwhile.
-public actor StandardInput {
+public actor StandardInput: LineInput {
     private let executor = ThreadExecutor(name: "oa-stdin")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -20,7 +41,7 @@ public actor StandardInput {
 /// Standard output, written on a thread of its own, a whole line per call: lines from several
 /// tasks (answers, notifications) never interleave, and a reader that does not keep up makes
 /// the writers wait (the pipe is full) without holding the cooperative pool.
-public actor StandardOutput {
+public actor StandardOutput: LineOutput {
     private let executor = ThreadExecutor(name: "oa-stdout")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// Held while a line is written: `exitBetweenLines` takes it so as not to cut one.
