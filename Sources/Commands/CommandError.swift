@@ -47,6 +47,8 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
     case unknownSubscription(Int)
     /// The secrets file cannot be used (-32008): where and why, never what it holds.
     case secretsFile(String)
+    /// A fault of this program (a template of the HTML export missing): never the input's.
+    case internalError(String)
 
     /// The JSON-RPC error code.
     public var code: Int {
@@ -64,6 +66,7 @@ public enum CommandError: Error, Equatable, CustomStringConvertible {
         case .io, .filesFailed: -32006
         case .unknownSubscription: -32007
         case .secretsFile: -32008
+        case .internalError: -32603
         }
     }
 

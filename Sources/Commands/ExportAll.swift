@@ -76,7 +76,7 @@ enum ExportAll {
                     case .json:
                         files = [(named.fileName, ExportFormat.jsonLines(try views.sessionEvents(session).events))]
                     case .html:
-                        let rendered = HTMLExport.render(try views.sessionDocument(session), baseName: String(named.fileName.dropLast(5)),
+                        let rendered = try HTMLExport.render(try views.sessionDocument(session), baseName: String(named.fileName.dropLast(5)),
                                                          desktop: desktop, pageBytes: HTMLExport.defaultPageBytes)
                         rows.append(rendered.row)
                         files = rendered.pages.map { ($0.fileName, Data($0.html.utf8)) }
@@ -86,7 +86,7 @@ enum ExportAll {
                     if report.written.count > written { exported.append(session.sessionID) }
                 }
                 if format == .html {
-                    write(Data(HTMLExport.index(rows: rows, desktop: desktop).utf8), to: directory.appending(path: "index.html").path,
+                    write(Data(try HTMLExport.index(rows: rows, desktop: desktop).utf8), to: directory.appending(path: "index.html").path,
                           sessionID: "index", into: &report)
                 }
             }

@@ -69,7 +69,7 @@ enum ExportCommand {
             let (document, desktop) = try storeCall {
                 try views.store.read { (try views.sessionDocument(session), try views.store.status()[SyncStatusKey.bridgeURL]?.value) }
             }
-            let pages = HTMLExport.pages(document, baseName: base, desktop: desktop)
+            let pages = try HTMLExport.pages(document, baseName: base, desktop: desktop)
             guard let path else {
                 guard pages.count == 1, let page = pages.first else {
                     throw CommandError.badArguments("this session takes \(pages.count) HTML pages, linked to each other: give the directory (or first file) to write them to")

@@ -127,6 +127,7 @@ public enum FailureReason: String, Sendable, CaseIterable {
     case filesFailed = "files_failed"
     case unknownSubscription = "unknown_subscription"
     case secretsFile = "secrets_file"
+    case internalError = "internal_error"
 }
 
 extension CommandError {
@@ -162,6 +163,7 @@ extension CommandError {
         case .unknownSubscription(let number):
             FailurePresentation(reason: .unknownSubscription, message: "no subscription \(number) here (events.subscribe answers with the number)")
         case .secretsFile(let message): FailurePresentation(reason: .secretsFile, message: message)
+        case .internalError(let message): FailurePresentation(reason: .internalError, message: message)
         }
     }
 }

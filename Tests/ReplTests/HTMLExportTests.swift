@@ -67,6 +67,13 @@ struct HTMLExportTests {
         #expect(HTMLExport.size(12_345) == "12.3 KB" && HTMLExport.size(1) == "1 byte")
     }
 
+    @Test("every kind of page has its template: none is rendered empty")
+    func templates() {
+        for template in HTMLTemplate.allCases {
+            #expect(HTMLTemplates.library.getTemplate(named: template.rawValue) != nil, "\(template)")
+        }
+    }
+
     @Test("export --all --html: every session and index.html, newest first, with a filter that runs offline; a second run writes nothing")
     func archive() async throws {
         let directory = try TemporaryDirectory()

@@ -172,7 +172,7 @@ struct RealTranscriptTests {
             let session = try #require(try mirrored.store.session(id: Mirrored.sessionID(transcript, .acp)))
             let document = SessionDocument(session: session, events: events, redactor: nil)
             let markdown = MarkdownExport.document(document)
-            let html = HTMLExport.pages(document, baseName: "t", desktop: nil)
+            let html = try HTMLExport.pages(document, baseName: "t", desktop: nil)
                 .map(\.html).joined()
             // Each check is made a Bool first: a failed one then prints its message, not the document.
             for document in [markdown, html] {

@@ -35,19 +35,18 @@ public enum HTMLExport {
     /// `desktop` is the bridge the mirror syncs from, for a session that does not name its own.
     /// Under the session's facts, a notice says what its desktop no longer has and what was
     /// redacted (or that nothing was).
-    public static func pages(_ document: SessionDocument, baseName: String, desktop: String?, pageBytes: Int = defaultPageBytes) -> [Page] {
-        render(document, baseName: baseName, desktop: desktop, pageBytes: pageBytes).pages
+    public static func pages(_ document: SessionDocument, baseName: String, desktop: String?, pageBytes: Int = defaultPageBytes) throws(CommandError) -> [Page] {
+        try render(document, baseName: baseName, desktop: desktop, pageBytes: pageBytes).pages
     }
 
     /// The index of sessions rendered with `render`: newest first (by last activity, then id).
-    static func index(rows: [SessionIndexView.Row], desktop: String?) -> String {
+    static func index(rows: [SessionIndexView.Row], desktop: String?) throws(CommandError) -> String {
         let rows = rows.sorted { ($0.lastTS, $1.sessionID) > ($1.lastTS, $0.sessionID) }
-        return HTMLTemplates.render(SessionIndexView(desktop: desktop ?? "unknown desktop", sessionCount: rows.count,
-                                                     sessionNoun: rows.count == 1 ? "session" : "sessions", rows: rows),
-                                    template: "index")
+        return try HTMLTemplates.render(SessionIndexView(desktop: desktop ?? "unknown desktop", sessionCount: rows.count,
+                                                         sessionNoun: rows.count == 1 ? "session" : "sessions", rows: rows))
     }
 
-    static func render(_ document: SessionDocument, baseName: String, desktop: String?, pageBytes: Int) -> Rendered {
+    static func render(_ document: SessionDocument, baseName: String, desktop: String?, pageBytes: Int) throws(CommandError) -> Rendered {
         let session = document.session
         let desktop = session.desktop ?? desktop
         let entries = zip(document.entries, document.entryTimes).map { entry(for: $0, time: $1) }
@@ -57,7 +56,7 @@ public enum HTMLExport {
         let notice = [document.archiveNote, document.redaction.note].compactMap { $0 }.joined(separator: ". ").nilIfEmpty
         let first = document.firstActivity
         let last = document.lastActivity
-        let pages = chunks.enumerated().map { index, chunk in
+        let pages = try chunks.enumerated().map { index, chunk throws(CommandError) in
             let view = SessionPageView(
                 title: title, sessionID: session.sessionID,
                 desktop: desktop ?? "unknown desktop", mode: session.mode,
@@ -69,7 +68,7 @@ public enum HTMLExport {
                 pages: names.enumerated().map { .init(number: $0.offset + 1, href: $0.element, current: $0.offset == index) },
                 entries: chunk
             )
-            return Page(fileName: names[index], html: HTMLTemplates.render(view, template: "session"))
+            return Page(fileName: names[index], html: try HTMLTemplates.render(view))
         }
         let messages = document.entries.count { entry in
             if case .message(let role, _, _, _) = entry { role != .thinking } else { false }

@@ -38,17 +38,23 @@ enum HTMLTemplates {
         var library = MustacheLibrary()
         do {
             try library.register(head, named: "head")
-            try library.register(session, named: "session")
-            try library.register(index, named: "index")
+            try library.register(session, named: HTMLTemplate.session.rawValue)
+            try library.register(index, named: HTMLTemplate.index.rawValue)
         } catch {
             preconditionFailure("an HTML export template does not parse: \(error)")
         }
         return library
     }()
 
-    /// Renders `object` with the template `name`.
-    static func render(_ object: Any, template name: String) -> String {
-        library.render(object, withTemplate: name) ?? ""
+    /// Renders `view` with its template.
+    ///
+    /// - Throws: `CommandError.internalError` when the library has no such template: a page
+    ///   rendered empty would be written as if it were the session.
+    static func render<View: HTMLTemplateContext>(_ view: View) throws(CommandError) -> String {
+        guard let html = library.render(view, withTemplate: View.template.rawValue) else {
+            throw .internalError("the HTML template \(View.template.rawValue) is missing")
+        }
+        return html
     }
 
     private static let head = """
@@ -176,3 +182,16 @@ enum HTMLTemplates {
 
         """
 }
+
+/// The templates of the HTML export, one per kind of page.
+enum HTMLTemplate: String, CaseIterable {
+    case session
+    case index
+}
+
+/// What a template reads (Mustache reads the values by their property names): each kind of view
+/// names its template, so that a view is rendered with the template written for it.
+protocol HTMLTemplateContext {
+    static var template: HTMLTemplate { get }
+}
+

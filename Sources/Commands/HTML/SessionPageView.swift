@@ -1,6 +1,8 @@
 /// What a page of a session's HTML export shows, as the session template reads it (Mustache
 /// reads these values by their property names).
-struct SessionPageView {
+struct SessionPageView: HTMLTemplateContext {
+    static let template = HTMLTemplate.session
+
     var policy = HTMLTemplates.pagePolicy
     var title: String
     var sessionID: String
@@ -75,7 +77,9 @@ struct SessionPageView {
 }
 
 /// The index of `export --all --html`, as the index template reads it.
-struct SessionIndexView {
+struct SessionIndexView: HTMLTemplateContext {
+    static let template = HTMLTemplate.index
+
     var policy = HTMLTemplates.indexPolicy
     var script = HTMLTemplates.filterScript
     var desktop: String
