@@ -205,88 +205,32 @@ package enum BrowseCommands {
         summary: "The mirror, the bridge, the connection as oa-sync last wrote it, the last sync, counts, pending prompts.",
         parameters: [], example: "status"
     ) { _, context in
-        let store = try context.store()
-        let (status, counts, histories, pin, failed) = try storeCall {
-            try store.read {
-                let status = try store.status()
-                let pin = try status[SyncStatusKey.bridgeURL].flatMap { try store.rememberedPin(forBridge: $0.value) }
-                return (status, try store.counts(), try store.histories(), pin.flatMap(CertificatePin.init(parsing:)),
-                        try store.failedSessions())
-            }
-        }
-        // The cursor of the history last connected to (live updates move it too; 0: never synced by cursor).
-        let cursor = histories.max { ($0.lastConnectedAt ?? 0, $0.key) < ($1.lastConnectedAt ?? 0, $1.key) }?.cursor ?? 0
-        func value(_ key: String) -> String? { status[key]?.value }
-        let pending = (counts.outbox[.queued] ?? 0) + (counts.outbox[.sending] ?? 0)
-        let json: JSONValue = [
-            "mirror": .string(context.mirrorPath),
-            "bridge": value(SyncStatusKey.bridgeURL).map(JSONValue.string) ?? .null,
-            // The certificate pin remembered for a wss:// bridge (the one in force unless oa-sync is given another).
-            "tls_pin": pin.map { .string($0.description) } ?? .null,
-            "connection_state": value(SyncStatusKey.connectionState).map(JSONValue.string) ?? .null,
-            "state_since": iso(status[SyncStatusKey.connectionState]?.updatedAt),
-            "last_success": iso(value(SyncStatusKey.lastSuccessAt).flatMap { Int64($0) }),
-            "last_error": value(SyncStatusKey.lastError).map(JSONValue.string) ?? .null,
-            // The mirror's own cursor, which live updates move too (0: never synced by cursor).
-            "history_cursor": cursor > 0 ? .number(cursor) : .null,
-            "sessions": .number(counts.sessions), "events": .number(counts.events), "threads": .number(counts.threads),
-            "prompts_pending": .number(pending),
-            "prompts_failed": .number(counts.outbox[.failed] ?? 0),
-            "prompts_unconfirmed": .number(counts.outbox[.unconfirmed] ?? 0),
-            "desktops": .array(histories.map { historyJSON($0, status: status) }),
-            // Sessions whose timelines could not be mirrored, retried with backoff.
-            "failed_sessions": .array(failed.map { failure in
-                .object([JSONMember("session_id", .string(failure.sessionID)), JSONMember("sync_error", .string(failure.reason)),
-                         JSONMember("sync_error_at", iso(failure.failedAt)), JSONMember("retry_after", iso(failure.retryAfter)),
-                         JSONMember("failures", .number(failure.failures))])
-            }),
-        ]
+        let views = try context.views()
+        let report = try storeCall { try views.statusReport(mirrorPath: context.mirrorPath) }
         let rows: [[String]] = [
-            ["mirror", context.mirrorPath], ["bridge", value(SyncStatusKey.bridgeURL) ?? "(never synced)"],
-            ["tls pin", pin.map { "SHA-256 \($0)" } ?? "-"],
-            ["connection", value(SyncStatusKey.connectionState) ?? "-"],
-            ["last sync", Formatting.iso8601(value(SyncStatusKey.lastSuccessAt).flatMap { Int64($0) }) ?? "never"],
-            ["last error", value(SyncStatusKey.lastError) ?? "-"],
-            ["contents", "\(counts.sessions) sessions, \(counts.events) events, \(counts.threads) threads"],
-            ["prompts", "\(pending) pending, \(counts.outbox[.failed] ?? 0) failed, \(counts.outbox[.unconfirmed] ?? 0) unconfirmed"],
-        ] + histories.map { ["desktop", historyLine($0, status: status)] }
-            + failed.map { failure in
-                ["failed session", "\(Formatting.short(failure.sessionID)): \(failure.reason) "
-                    + "(retried after \(Formatting.iso8601(failure.retryAfter) ?? "-"))"]
+            ["mirror", report.mirror], ["bridge", report.bridge ?? "(never synced)"],
+            ["tls pin", report.tlsPin.map { "SHA-256 \($0)" } ?? "-"],
+            ["connection", report.connectionState ?? "-"],
+            ["last sync", report.lastSuccess?.iso8601 ?? "never"],
+            ["last error", report.lastError ?? "-"],
+            ["contents", "\(report.sessions) sessions, \(report.events) events, \(report.threads) threads"],
+            ["prompts", "\(report.promptsPending) pending, \(report.promptsFailed) failed, \(report.promptsUnconfirmed) unconfirmed"],
+        ] + report.desktops.map { ["desktop", historyLine($0)] }
+            + report.failedSessions.map { failure in
+                ["failed session", "\(Formatting.short(failure.sessionID)): \(failure.syncError) (retried after \(failure.retryAfter.iso8601))"]
             }
-        return CommandResult(json: json, table: TextTable(headers: ["", ""], rows: rows))
+        return CommandResult(json: try storeCall { try JSONValueEncoder().encode(report) }, table: TextTable(headers: ["", ""], rows: rows))
     }
 
     // MARK: Helpers
 
-    /// A history as `status` lists it, one per desktop history the mirror holds, with its
-    /// desktop's connection as oa-sync last wrote it (for the desktop's current history).
-    static func historyJSON(_ history: HistoryRecord, status: [String: SyncStatusEntry]) -> JSONValue {
-        let connection = history.goneAt == nil ? status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.connectionState)]?.value : nil
-        let lastError = history.goneAt == nil ? status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.lastError)]?.value : nil
-        return .object([
-            JSONMember("desktop", .string(history.desktop)), JSONMember("history_id", .string(history.historyID)),
-            JSONMember("named_by", .string(history.identity.rawValue)),
-            JSONMember("bridge", history.bridgeURL.map(JSONValue.string) ?? .null),
-            JSONMember("connection_state", connection.map(JSONValue.string) ?? .null),
-            JSONMember("last_error", lastError.map(JSONValue.string) ?? .null),
-            JSONMember("history_cursor", .number(history.cursor)), JSONMember("sessions", .number(history.sessionCount)),
-            JSONMember("last_connected", iso(history.lastConnectedAt)), JSONMember("last_sync", iso(history.lastSyncedAt)),
-            JSONMember("gone_from_desktop_at", iso(history.goneAt)),
-        ])
-    }
-
-    /// A history on one line of `status`'s table.
-    static func historyLine(_ history: HistoryRecord, status: [String: SyncStatusEntry]) -> String {
-        var parts = ["\(history.desktop) (\(history.bridgeURL ?? "no address"))", "\(history.sessionCount) sessions", "cursor \(history.cursor)",
-                     "last sync " + (Formatting.iso8601(history.lastSyncedAt) ?? "never")]
-        if history.goneAt == nil, let state = status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.connectionState)]?.value {
-            parts.insert(state, at: 1)
-        }
-        if history.goneAt == nil, let error = status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.lastError)]?.value {
-            parts.append("last error: \(error)")
-        }
-        if let gone = Formatting.iso8601(history.goneAt) { parts.append("history gone from the desktop since \(gone)") }
+    /// A desktop's history on one line of `status`'s table.
+    static func historyLine(_ desktop: StatusReport.DesktopStatus) -> String {
+        var parts = ["\(desktop.desktop) (\(desktop.bridge ?? "no address"))", "\(desktop.sessions) sessions", "cursor \(desktop.historyCursor)",
+                     "last sync " + (desktop.lastSync?.iso8601 ?? "never")]
+        if let state = desktop.connectionState { parts.insert(state, at: 1) }
+        if let error = desktop.lastError { parts.append("last error: \(error)") }
+        if let gone = desktop.goneFromDesktopAt { parts.append("history gone from the desktop since \(gone.iso8601)") }
         return parts.joined(separator: ", ")
     }
 

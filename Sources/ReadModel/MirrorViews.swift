@@ -55,6 +55,13 @@ extension MirrorViews {
 }
 
 extension MirrorViews {
+    /// What `status` reports of the mirror at `mirrorPath` (this store's file).
+    public func statusReport(mirrorPath: String) throws -> StatusReport {
+        try StatusReport.read(mirrorPath: mirrorPath, store: store)
+    }
+}
+
+extension MirrorViews {
     /// The prompts queued here, oldest first, redacted as one document.
     public func outboxRows() throws -> [OutboxRow] {
         let redactor = redaction.redactor()
