@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import ReadModel
 import Secrets
 
 /// `secrets`: each distinct secret found in the mirror (its kind and fingerprint, never its
@@ -26,19 +27,16 @@ enum SecretsCommand {
             checked = SecretFingerprint(of: value)
         }
         let detector = try context.secretDetector()
-        let store = try context.store()
-        let (occurrences, exports) = try storeCall {
-            try SecretScan.update(store: store, detector: detector)
-            return try store.read { (try store.secretOccurrences(sessionID: session), try store.exports()) }
-        }
-        let reports = SecretReport.make(occurrences: occurrences, exports: exports).filter { checked == nil || $0.fingerprint == checked?.text }
+        let views = try context.views()
+        let reports = try storeCall { try views.secretsReport(sessionID: session, detector: detector) }
+            .filter { checked == nil || $0.fingerprint == checked?.text }
         if let checked, reports.isEmpty {
             return CommandResult(json: ["fingerprint": .string(checked.text), "found": false, "secrets": []],
                                  text: "\(checked): not found in the mirror (a value the detector does not recognise as a secret is not looked for)")
         }
-        let json: JSONValue = .array(reports.map(\.json))
+        let json = try storeCall { try JSONValueEncoder().encode(reports) }
         let table = TextTable(headers: ["FINGERPRINT", "KIND", "FIRST SEEN", "LAST SEEN", "EXPORTED", "WHERE (SESSION#ORDINAL)"], rows: reports.map {
-            [$0.fingerprint, $0.kind, Formatting.iso8601($0.firstSeen) ?? "-", Formatting.iso8601($0.lastSeen) ?? "-", $0.exportNote,
+            [$0.fingerprint, $0.kind, $0.firstSeen?.iso8601 ?? "-", $0.lastSeen?.iso8601 ?? "-", $0.exportNote,
              $0.occurrences.map { "\(Formatting.short($0.sessionID))#\($0.ordinal)" }.joined(separator: ", ")]
         })
         return CommandResult(json: checked.map { ["fingerprint": .string($0.text), "found": true, "secrets": json] } ?? json, table: table)

@@ -62,6 +62,18 @@ extension MirrorViews {
 }
 
 extension MirrorViews {
+    /// The secrets found in the mirror by `detector` (of the session `sessionID` only, if given),
+    /// most recently seen first: the events not scanned yet with these rules are scanned first
+    /// and their findings kept (`SecretScan`), so that the next report reads them.
+    public func secretsReport(sessionID: String?, detector: SecretDetector) throws -> [SecretReport] {
+        try SecretScan.update(store: store, detector: detector)
+        return try store.read {
+            SecretReport.make(occurrences: try store.secretOccurrences(sessionID: sessionID), exports: try store.exports())
+        }
+    }
+}
+
+extension MirrorViews {
     /// The prompts queued here, oldest first, redacted as one document.
     public func outboxRows() throws -> [OutboxRow] {
         let redactor = redaction.redactor()
