@@ -149,7 +149,9 @@ let package = Package(
             dependencies: [
                 "Bridge",
                 "Commands",
+                "SyncEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

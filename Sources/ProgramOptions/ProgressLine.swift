@@ -1,4 +1,5 @@
 import Foundation
+import Commands
 import SyncEngine
 
 /// A single progress line on a terminal's standard error, redrawn in place (`\r`), and erased

@@ -1,4 +1,5 @@
 import Foundation
+import Commands
 import Logging
 
 /// How log lines are written to standard error.
