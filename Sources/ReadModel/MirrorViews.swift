@@ -30,6 +30,15 @@ public struct MirrorViews {
 }
 
 extension MirrorViews {
+    /// The vendor CLI threads the desktop lists, newest first, at most `limit`; their titles
+    /// redacted as one document.
+    public func threadRows(limit: Int) throws -> [ThreadRow] {
+        let redactor = redaction.redactor()
+        return try store.threads(limit: limit).map { thread in ThreadRow(thread, title: thread.title.map { redactor?.redact($0) ?? $0 }) }
+    }
+}
+
+extension MirrorViews {
     /// The hits of a search, most relevant first, at most `limit`, their terms between `markers`;
     /// with how many more tool output holds when the search leaves it out (`leavesOutputOut`) and
     /// the page is not full; with their sessions' titles if `titled` (a title can cost a read of

@@ -112,6 +112,11 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws { node.content = .value(JSONValue(.number(String(value)))) }
 
     mutating func encode(_ value: some Encodable) throws {
+        // JSON as it came (an update shown raw) is kept as it is, its numbers as written.
+        if let json = value as? JSONValue {
+            node.content = .value(json)
+            return
+        }
         try value.encode(to: NodeEncoder(node: node, codingPath: codingPath))
     }
 

@@ -11,20 +11,12 @@ package enum BrowseCommands {
         example: "threads --limit 5"
     ) { arguments, context in
         let limit = try arguments.integer("limit", default: 20, range: 1...10_000)
-        let threads = try storeCall { try context.store().threads(limit: limit) }
-        let json: JSONValue = .array(threads.map { thread in
-            .object([
-                JSONMember("id", .string(thread.threadID)), JSONMember("title", thread.title.map(JSONValue.string) ?? .null),
-                JSONMember("source", thread.source.map(JSONValue.string) ?? .null),
-                JSONMember("created_at", iso(thread.createdAt)), JSONMember("updated_at", iso(thread.updatedAt)),
-                JSONMember("last_message_at", iso(thread.lastMessageTS)),
-                JSONMember("message_count", thread.messageCount.map { .number($0) } ?? .null),
-            ])
-        })
+        let views = try context.views()
+        let threads = try storeCall { try views.threadRows(limit: limit) }
         let table = TextTable(headers: ["THREAD", "SOURCE", "UPDATED", "MESSAGES", "TITLE"], rows: threads.map {
-            [$0.threadID, $0.source ?? "-", Formatting.iso8601($0.updatedAt) ?? "-", $0.messageCount.map(String.init) ?? "-", $0.title ?? ""]
+            [$0.threadID, $0.source ?? "-", $0.updatedAt?.iso8601 ?? "-", $0.messageCount.map(String.init) ?? "-", $0.title ?? ""]
         })
-        return CommandResult(json: json, table: table)
+        return CommandResult(json: try storeCall { try JSONValueEncoder().encode(threads) }, table: table)
     }
 
     static let sessions = CommandDefinition(
@@ -66,21 +58,13 @@ package enum BrowseCommands {
         let views = try context.views()
         if raw {
             let shown = try storeCall { try views.sessionEvents(session) }
-            let json: JSONValue = ["session_id": .string(session.sessionID), "events": .array(shown.events.map(eventJSON))]
+            let json = try storeCall { try JSONValueEncoder().encode(ShowAnswer.Events(sessionID: session.sessionID, events: shown.events.map(EventRow.init))) }
             return CommandResult(json: json, table: rawTable(shown.events))
         }
         let document = try storeCall { try views.sessionDocument(session) }
-        var members = [JSONMember("session_id", .string(session.sessionID)), JSONMember("entries", .array(document.entries.map(entryJSON)))]
-        let note = document.archiveNote
-        if let note { members.append(JSONMember("archive_note", .string(note))) }
-        let failure = failureNote(session)
-        if let failure {
-            members.append(JSONMember("sync_error", .string(session.syncError ?? "")))
-            members.append(JSONMember("retry_after", iso(session.retryAfter)))
-        }
-        let notes = [failure, note].compactMap { $0.map { context.palette.apply(.dim, to: "(\($0))") + "\n" } }.joined()
+        let notes = [failureNote(session), document.archiveNote].compactMap { $0.map { context.palette.apply(.dim, to: "(\($0))") + "\n" } }.joined()
         let text = ConversationText.render(document.entries, palette: context.palette)
-        return CommandResult(json: .object(members), text: notes + text)
+        return CommandResult(json: try storeCall { try JSONValueEncoder().encode(ShowAnswer.Conversation(document: document)) }, text: notes + text)
     }
 
     /// What `show` says of a session whose timeline could not be mirrored (nil for others).
@@ -100,23 +84,11 @@ package enum BrowseCommands {
         }) else {
             throw CommandError.badArguments("session \(session.sessionID) has no event at ordinal \(ordinal) or after it (show \(session.sessionID) lists them)")
         }
-        let earlier: JSONValue = window.earlier.map { ["events": .number($0.count), "last_ordinal": .number($0.lastOrdinal)] } ?? .null
-        let later: JSONValue = window.later.map { ["events": .number($0.count), "first_ordinal": .number($0.firstOrdinal)] } ?? .null
         let notes = (before: earlierNote(window, sessionID: session.sessionID), after: laterNote(window, sessionID: session.sessionID))
-        if raw {
-            let shown = window.events
-            let json: JSONValue = .object([
-                JSONMember("session_id", .string(session.sessionID)), JSONMember("at", .number(ordinal)),
-                JSONMember("events", .array(shown.map(eventJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
-            ])
-            return CommandResult(json: json, table: rawTable(shown))
-        }
-        let entries = window.entries
-        let json: JSONValue = .object([
-            JSONMember("session_id", .string(session.sessionID)), JSONMember("at", .number(ordinal)), JSONMember("context", .number(size)),
-            JSONMember("entries", .array(entries.map(entryJSON))), JSONMember("earlier", earlier), JSONMember("later", later),
-        ])
-        let body = ConversationText.render(entries, palette: context.palette)
+        let answer = ShowAnswer.Window(sessionID: session.sessionID, at: ordinal, context: raw ? nil : size, window: window)
+        let json = try storeCall { try JSONValueEncoder().encode(answer) }
+        if raw { return CommandResult(json: json, table: rawTable(window.events)) }
+        let body = ConversationText.render(window.entries, palette: context.palette)
         return CommandResult(json: json, text: ([notes.before, body, notes.after].compactMap { $0 }).joined(separator: "\n"))
     }
 
@@ -232,55 +204,6 @@ package enum BrowseCommands {
         if let error = desktop.lastError { parts.append("last error: \(error)") }
         if let gone = desktop.goneFromDesktopAt { parts.append("history gone from the desktop since \(gone.iso8601)") }
         return parts.joined(separator: ", ")
-    }
-
-    static func iso(_ milliseconds: Int64?) -> JSONValue {
-        Formatting.iso8601(milliseconds).map(JSONValue.string) ?? .null
-    }
-
-    static func eventJSON(_ event: TimelineEvent) -> JSONValue {
-        .object([
-            JSONMember("event_id", .number(event.eventID)), JSONMember("session_id", .string(event.sessionID)),
-            JSONMember("ordinal", .number(event.ordinal)), JSONMember("seq", event.seq.map { .number($0) } ?? .null),
-            JSONMember("time", iso(event.timestamp)), JSONMember("ts", event.timestamp.map { .number($0) } ?? .null),
-            JSONMember("kind", .string(event.kind)), JSONMember("text", .string(event.text)),
-            JSONMember("origin", .string(event.origin.rawValue)), JSONMember("provisional", .bool(event.provisional)),
-            JSONMember("gone_from_desktop_at", iso(event.goneAt)),
-            JSONMember("update", (try? JSONParser.parse(event.updateJSON)).map { JSONValue($0.kind) }
-                ?? .string(String(decoding: event.updateJSON, as: UTF8.self))),
-        ])
-    }
-
-    static func entryJSON(_ entry: Conversation.Entry) -> JSONValue {
-        switch entry {
-        case .message(let role, let text, let local, let ordinal):
-            return ["type": "message", "role": .string(role.rawValue), "text": .string(text), "local": .bool(local), "ordinal": .number(ordinal)]
-        case .plan(let entries, let ordinal):
-            return ["type": "plan", "ordinal": .number(ordinal), "entries": .array(entries.map { entry in
-                .object([JSONMember("content", .string(entry.content)), JSONMember("status", entry.status.map(JSONValue.string) ?? .null),
-                         JSONMember("priority", entry.priority.map(JSONValue.string) ?? .null)])
-            })]
-        case .toolCall(let call):
-            return .object([
-                JSONMember("type", "tool_call"), JSONMember("ordinal", .number(call.firstOrdinal)), JSONMember("call_id", .string(call.callID)),
-                JSONMember("name", .string(call.name)), JSONMember("kind", call.kind.map(JSONValue.string) ?? .null),
-                JSONMember("arguments", call.arguments.map(JSONValue.string) ?? .null),
-                JSONMember("status", call.status.map(JSONValue.string) ?? .null), JSONMember("error", call.error.map(JSONValue.string) ?? .null),
-                JSONMember("output", call.output.map(JSONValue.string) ?? .null),
-                JSONMember("diffs", .array(call.diffs.map { diff in
-                    .object([JSONMember("path", .string(diff.path)), JSONMember("old_text", diff.oldText.map(JSONValue.string) ?? .null),
-                             JSONMember("new_text", .string(diff.newText))])
-                })),
-            ])
-        case .modeChange(let mode, let ordinal):
-            return ["type": "mode", "mode": .string(mode), "ordinal": .number(ordinal)]
-        case .sessionTitle(let title, let ordinal):
-            return ["type": "session_title", "title": .string(title), "ordinal": .number(ordinal)]
-        case .commands(let names, let ordinal):
-            return ["type": "commands", "names": .array(names.map(JSONValue.string)), "ordinal": .number(ordinal)]
-        case .other(let kind, let json, let ordinal):
-            return ["type": "other", "kind": .string(kind), "update": .string(json), "ordinal": .number(ordinal)]
-        }
     }
 }
 

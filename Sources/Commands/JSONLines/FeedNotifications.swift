@@ -1,5 +1,6 @@
 import Bridge
 import MirrorStore
+import ReadModel
 
 /// A subscription's feed as JSON-RPC 2.0 notifications, one per line: `events.appended` for
 /// events in a row, `events.removed` and `events.confirmed` for events of one session in a row
@@ -16,7 +17,7 @@ enum FeedNotifications {
             case .appended:
                 var events: [JSONValue] = []
                 while index < items.endIndex, case .appended(let event) = items[index] {
-                    events.append(BrowseCommands.eventJSON(event))
+                    events.append(EventRow(event).json)
                     index += 1
                 }
                 lines.append(line("events.appended", ["subscription": .number(subscription), "events": .array(events)]))
