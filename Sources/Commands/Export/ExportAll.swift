@@ -69,18 +69,10 @@ enum ExportAll {
                 for (done, named) in ExportFileNames.assign(Array(byID.keys), fileExtension: format.fileExtension).enumerated() {
                     progress.step(done: done, total: report.sessions)
                     guard let session = byID[named.sessionID] else { continue }
-                    let files: [(name: String, content: Data)]
-                    switch format {
-                    case .markdown:
-                        files = [(named.fileName, Data(MarkdownExport.document(try views.sessionDocument(session)).utf8))]
-                    case .json:
-                        files = [(named.fileName, ExportFormat.jsonLines(try views.sessionEvents(session).events))]
-                    case .html:
-                        let rendered = try HTMLExport.render(try views.sessionDocument(session), baseName: String(named.fileName.dropLast(5)),
-                                                         desktop: desktop, pageBytes: HTMLExport.defaultPageBytes)
-                        rows.append(rendered.row)
-                        files = rendered.pages.map { ($0.fileName, Data($0.html.utf8)) }
-                    }
+                    let export = try SessionExport.render(session, format: format, baseName: String(named.fileName.dropLast(format.fileExtension.count + 1)),
+                                                          views: views, desktop: desktop)
+                    if let row = export.indexRow { rows.append(row) }
+                    let files = export.files
                     let written = report.written.count
                     for file in files { write(file.content, to: directory.appending(path: file.name).path, sessionID: session.sessionID, into: &report) }
                     if report.written.count > written { exported.append(session.sessionID) }

@@ -43,42 +43,30 @@ enum ExportCommand {
         if try arguments.bool("all") { return try exportAll(arguments, format: format, context) }
         let session = try context.resolveSession(try arguments.requiredString("session_id"))
         let views = try context.views()
-        let requested = try arguments.string("path")
-        let files: [(path: String, content: Data)]
-        switch format {
-        case .markdown:
-            let exportedAt = try arguments.bool("timestamp") ? context.clock.now() : nil
-            let document = MarkdownExport.document(try storeCall { try views.sessionDocument(session) }, exportedAt: exportedAt)
-            guard let requested else {
-                return CommandResult(json: ["session_id": .string(session.sessionID), "markdown": .string(document)], text: document)
+        let path = try arguments.string("path").map { requested throws(CommandError) in
+            try destination(for: requested, sessionID: session.sessionID, format: format)
+        }
+        // The pages after an HTML export's first are named from its file's name, beside it.
+        let url = URL(fileURLWithPath: path ?? "openagents-\(session.sessionID.prefix(8)).\(format.fileExtension)")
+        let base = url.pathExtension == format.fileExtension ? url.deletingPathExtension().lastPathComponent : url.lastPathComponent
+        let exportedAt = try arguments.bool("timestamp") ? context.clock.now() : nil
+        let export = try storeCall {
+            try views.store.read {
+                try SessionExport.render(session, format: format, baseName: base, views: views,
+                                         desktop: try views.store.status()[SyncStatusKey.bridgeURL]?.value, exportedAt: exportedAt)
             }
-            files = [(try destination(for: requested, sessionID: session.sessionID, format: format), Data(document.utf8))]
-        case .json:
-            let lines = ExportFormat.jsonLines(try storeCall { try views.sessionEvents(session) }.events)
-            guard let requested else {
-                let text = String(decoding: lines, as: UTF8.self)
-                return CommandResult(json: ["session_id": .string(session.sessionID), "jsonl": .string(text)], text: String(text.dropLast()))
+        }
+        guard let path else {
+            guard export.files.count == 1, let file = export.files.first else {
+                throw CommandError.badArguments("this session takes \(export.files.count) HTML pages, linked to each other: give the directory (or first file) to write them to")
             }
-            files = [(try destination(for: requested, sessionID: session.sessionID, format: format), lines)]
-        case .html:
-            let path = try requested.map { requested throws(CommandError) in
-                try destination(for: requested, sessionID: session.sessionID, format: format)
-            }
-            let url = URL(fileURLWithPath: path ?? "openagents-\(session.sessionID.prefix(8)).html")
-            let base = url.pathExtension == "html" ? url.deletingPathExtension().lastPathComponent : url.lastPathComponent
-            let (document, desktop) = try storeCall {
-                try views.store.read { (try views.sessionDocument(session), try views.store.status()[SyncStatusKey.bridgeURL]?.value) }
-            }
-            let pages = try HTMLExport.pages(document, baseName: base, desktop: desktop)
-            guard let path else {
-                guard pages.count == 1, let page = pages.first else {
-                    throw CommandError.badArguments("this session takes \(pages.count) HTML pages, linked to each other: give the directory (or first file) to write them to")
-                }
-                return CommandResult(json: ["session_id": .string(session.sessionID), "html": .string(page.html)], text: page.html)
-            }
-            files = pages.enumerated().map { index, page in
-                (index == 0 ? path : url.deletingLastPathComponent().appending(path: page.fileName).path, Data(page.html.utf8))
-            }
+            let text = String(decoding: file.content, as: UTF8.self)
+            // JSON lines end with a line feed, which the text output adds again.
+            return CommandResult(json: ["session_id": .string(session.sessionID), format.answerMember: .string(text)],
+                                 text: format == .json ? String(text.dropLast()) : text)
+        }
+        let files = export.files.enumerated().map { index, file in
+            (path: index == 0 ? path : url.deletingLastPathComponent().appending(path: file.name).path, content: file.content)
         }
         if try !arguments.bool("force"), let existing = files.first(where: { FileManager.default.fileExists(atPath: $0.path) }) {
             throw CommandError.fileExists(existing.path)
@@ -90,7 +78,6 @@ enum ExportCommand {
                 throw CommandError.io("cannot write \(file.path): \(error.localizedDescription)", FileSystemFailure(error))
             }
         }
-        let path = files.first?.path ?? ""
         try storeCall {
             try context.store().recordExport(ExportRecord(sessionID: session.sessionID, exportedAt: context.clock.now(), format: format.rawValue,
                                                           redacted: context.redacts, path: path))

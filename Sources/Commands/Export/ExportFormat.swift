@@ -19,6 +19,15 @@ enum ExportFormat: String, CaseIterable {
         }
     }
 
+    /// The member of `export.markdown`'s answer that holds the text when no path is given.
+    var answerMember: String {
+        switch self {
+        case .markdown: "markdown"
+        case .html: "html"
+        case .json: "jsonl"
+        }
+    }
+
     /// `--format md|html|json`, or `--html` (the same as `--format html`).
     static func from(_ arguments: CommandArguments) throws(CommandError) -> ExportFormat {
         let named = try arguments.string("format")
