@@ -106,6 +106,7 @@ struct OARepl: AsyncParsableCommand {
             withExtendedLifetime(signals) {}
             return
         }
+        if noRedact { Terminal.writeError(ScriptShell.redactionOffNotice) }
         // At a prompt: lines typed on a terminal, with no -c.
         let interactive = commands.isEmpty && Terminal.inputIsTerminal
         let historyPath = interactive ? Self.historyPath() : nil

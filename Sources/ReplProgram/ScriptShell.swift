@@ -142,9 +142,14 @@ package struct ScriptShell {
         case .redact:
             // For this run only: showing secrets is never remembered.
             await runner.setRedacts(words[1] == "on")
+            if words[1] == "off" { output.message(Self.redactionOffNotice) }
         }
         return true
     }
+
+    /// What the shell says, on the error stream, when what it shows is no longer redacted
+    /// (`--no-redact`, `.redact off`): the documents it writes say so in their headers too.
+    static let redactionOffNotice = "redaction is off: secrets are shown as they were received (for this run only)"
 }
 
 /// Standard input and output as the shell uses them.

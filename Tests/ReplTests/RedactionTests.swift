@@ -47,7 +47,9 @@ struct RedactionTests {
         let plain = try await run(["show 5ec2"], redacts: false).standardOutput
         // Every kind shows with --no-redact (the PEM key's lines are indented in the conversation).
         #expect(Set(PlantedSecretsSession.leaks(in: plain)) == Set(PlantedSecretsSession.secrets.map(\.kind)).subtracting(["private_key"]))
-        let toggled = try await run([".redact off", "show 5ec2", ".redact on", "show 5ec2"]).standardOutput
+        let toggledRun = try await run([".redact off", "show 5ec2", ".redact on", "show 5ec2"])
+        let toggled = toggledRun.standardOutput
+        #expect(toggledRun.standardError.contains("redaction is off"), "the shell says so: \(toggledRun.standardError)")
         #expect(toggled.contains(PlantedSecretsSession.secrets[1].value))
         #expect(toggled.components(separatedBy: PlantedSecretsSession.secrets[1].value).count == plain.components(separatedBy: PlantedSecretsSession.secrets[1].value).count)
     }
