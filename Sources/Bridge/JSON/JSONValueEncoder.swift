@@ -15,58 +15,68 @@ public struct JSONValueEncoder {
     }
 }
 
-/// A value being encoded: a container stays open while its members are added.
+/// A value being encoded: a container stays open while its members are added. Members and
+/// elements are kept in arrays of their own, appended to in place: kept inside an enum's
+/// payload, each append copied the array (an answer of 20,000 entries took seconds).
 private final class Node {
-    enum Content {
-        case value(JSONValue)
-        case object([(String, Node)])
-        case array([Node])
+    enum Kind {
+        case value
+        case object
+        case array
     }
 
-    var content: Content = .value(JSONValue(.null))
+    private var kind = Kind.value
+    private var scalar = JSONValue(.null)
+    private var members: [(String, Node)] = []
+    private var elements: [Node] = []
 
     var value: JSONValue {
-        switch content {
-        case .value(let value): value
-        case .object(let members): JSONValue(.object(members.map { JSONMember($0.0, $0.1.value) }))
-        case .array(let elements): JSONValue(.array(elements.map(\.value)))
+        switch kind {
+        case .value: scalar
+        case .object: JSONValue(.object(members.map { JSONMember($0.0, $0.1.value) }))
+        case .array: JSONValue(.array(elements.map(\.value)))
         }
+    }
+
+    /// Makes it the scalar `value` (a container it was is dropped).
+    func set(_ value: JSONValue) {
+        kind = .value
+        scalar = value
+        members = []
+        elements = []
     }
 
     /// The node of member `key` of this object (made one if it was not yet a container).
     func member(_ key: String) -> Node {
-        var members: [(String, Node)] = []
-        if case .object(let existing) = content { members = existing }
+        becomeObject()
         if let found = members.first(where: { $0.0 == key }) { return found.1 }
         let node = Node()
         members.append((key, node))
-        content = .object(members)
         return node
     }
 
     /// A new element at the end of this array (made one if it was not yet a container).
     func appended() -> Node {
-        var elements: [Node] = []
-        if case .array(let existing) = content { elements = existing }
+        becomeArray()
         let node = Node()
         elements.append(node)
-        content = .array(elements)
         return node
     }
 
     func becomeObject() {
-        if case .object = content { return }
-        content = .object([])
+        guard kind != .object else { return }
+        set(JSONValue(.null))
+        kind = .object
     }
 
     func becomeArray() {
-        if case .array = content { return }
-        content = .array([])
+        guard kind != .array else { return }
+        set(JSONValue(.null))
+        kind = .array
     }
 
     var count: Int {
-        if case .array(let elements) = content { return elements.count }
-        return 0
+        kind == .array ? elements.count : 0
     }
 }
 
@@ -95,26 +105,26 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     let node: Node
     let codingPath: [any CodingKey]
 
-    mutating func encodeNil() throws { node.content = .value(JSONValue(.null)) }
-    mutating func encode(_ value: Bool) throws { node.content = .value(JSONValue(.bool(value))) }
-    mutating func encode(_ value: String) throws { node.content = .value(JSONValue(.string(value))) }
+    mutating func encodeNil() throws { node.set(JSONValue(.null)) }
+    mutating func encode(_ value: Bool) throws { node.set(JSONValue(.bool(value))) }
+    mutating func encode(_ value: String) throws { node.set(JSONValue(.string(value))) }
     mutating func encode(_ value: Double) throws { try number(value, finite: value.isFinite) }
     mutating func encode(_ value: Float) throws { try number(value, finite: value.isFinite) }
-    mutating func encode(_ value: Int) throws { node.content = .value(JSONValue(.number(String(value)))) }
-    mutating func encode(_ value: Int8) throws { node.content = .value(JSONValue(.number(String(value)))) }
-    mutating func encode(_ value: Int16) throws { node.content = .value(JSONValue(.number(String(value)))) }
-    mutating func encode(_ value: Int32) throws { node.content = .value(JSONValue(.number(String(value)))) }
-    mutating func encode(_ value: Int64) throws { node.content = .value(JSONValue(.number(String(value)))) }
-    mutating func encode(_ value: UInt) throws { node.content = .value(JSONValue(.number(String(value)))) }
-    mutating func encode(_ value: UInt8) throws { node.content = .value(JSONValue(.number(String(value)))) }
-    mutating func encode(_ value: UInt16) throws { node.content = .value(JSONValue(.number(String(value)))) }
-    mutating func encode(_ value: UInt32) throws { node.content = .value(JSONValue(.number(String(value)))) }
-    mutating func encode(_ value: UInt64) throws { node.content = .value(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: Int) throws { node.set(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: Int8) throws { node.set(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: Int16) throws { node.set(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: Int32) throws { node.set(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: Int64) throws { node.set(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: UInt) throws { node.set(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: UInt8) throws { node.set(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: UInt16) throws { node.set(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: UInt32) throws { node.set(JSONValue(.number(String(value)))) }
+    mutating func encode(_ value: UInt64) throws { node.set(JSONValue(.number(String(value)))) }
 
     mutating func encode(_ value: some Encodable) throws {
         // JSON as it came (an update shown raw) is kept as it is, its numbers as written.
         if let json = value as? JSONValue {
-            node.content = .value(json)
+            node.set(json)
             return
         }
         try value.encode(to: NodeEncoder(node: node, codingPath: codingPath))
@@ -124,7 +134,7 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
         guard finite else {
             throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: codingPath, debugDescription: "not a finite number"))
         }
-        node.content = .value(JSONValue(.number(String(value))))
+        node.set(JSONValue(.number(String(value))))
     }
 }
 
