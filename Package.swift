@@ -308,9 +308,16 @@ let package = Package(
 
         .target(
             name: "TestSupport",
-            dependencies: ["Bridge", "Commands", "MirrorMCP", "MirrorStore", "Primitives", "ReplProgram", "Secrets", "ToolSupport",
-                           .product(name: "MCP", package: "swift-sdk"), .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Bridge", "MirrorStore", "Primitives", "ToolSupport"],
             path: "Tests/TestSupport"
+        ),
+        // The front ends run in process (the shell, JSON lines, the MCP server), apart from
+        // TestSupport so that the tests of the lower layers do not wait for the programs to build.
+        .target(
+            name: "FrontEndSupport",
+            dependencies: ["Bridge", "Commands", "MirrorMCP", "Primitives", "ReplProgram", "Secrets", "TestSupport", "ToolSupport",
+                           .product(name: "MCP", package: "swift-sdk"), .product(name: "Logging", package: "swift-log")],
+            path: "Tests/FrontEndSupport"
         ),
         .testTarget(
             name: "HarnessTests",
@@ -334,8 +341,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplTests",
-            dependencies: ["Commands", "ReadModel", "ReplProgram", "MirrorMCP", "MirrorStore", "Primitives", "Secrets", "TestSupport", "ToolSupport",
-                           "CCmarkGFM"],
+            dependencies: ["Commands", "ReadModel", "ReplProgram", "MirrorMCP", "MirrorStore", "Primitives", "Secrets", "TestSupport", "FrontEndSupport",
+                           "ToolSupport", "CCmarkGFM"],
             exclude: ["Golden"]
         ),
         .testTarget(
@@ -344,7 +351,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["Bridge", "Commands", "MirrorStore", "SyncEngine", "TestSupport", "ToolSupport"]
+            dependencies: ["Bridge", "Commands", "FrontEndSupport", "MirrorStore", "SyncEngine", "TestSupport", "ToolSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

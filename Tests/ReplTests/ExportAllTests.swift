@@ -1,8 +1,9 @@
 @testable import Commands
 import Foundation
+import FrontEndSupport
 import MirrorStore
-import TestSupport
 import Testing
+import TestSupport
 import ToolSupport
 
 /// `export --all DIR`: every session to a file, only changed files rewritten, the names of

@@ -1,10 +1,11 @@
 import Bridge
 @testable import Commands
 import Foundation
+import FrontEndSupport
 @testable import MirrorMCP
 import MirrorStore
-import TestSupport
 import Testing
+import TestSupport
 
 /// Errors keep their types up to the front ends, which each choose their words by the reason:
 /// the REPL prints the message and the hint, JSON lines answers them with the reason as the

@@ -1,8 +1,9 @@
 import Bridge
 import Foundation
+import FrontEndSupport
 @testable import MirrorStore
-import TestSupport
 import Testing
+import TestSupport
 import ToolSupport
 
 /// Followers of the mirror, as a user runs them: the real oa-repl (`follow`, `--jsonl`

@@ -1,6 +1,7 @@
 import Foundation
-import TestSupport
+import FrontEndSupport
 import Testing
+import TestSupport
 
 /// Every command in every front end, over a mirror of the sample desktop history, against golden
 /// files. Run with UPDATE_GOLDEN=1 to rewrite them after a deliberate change, then read the diff.

@@ -1,8 +1,9 @@
 @testable import Commands
 import Foundation
+import FrontEndSupport
 import MirrorStore
-import TestSupport
 import Testing
+import TestSupport
 
 /// `export --html` and `export --all --html`, written by the real oa-repl and opened in a real
 /// headless Chromium: nothing fetched, no planted script run, the agent's Markdown rendered,

@@ -1,7 +1,8 @@
 import Bridge
 import Foundation
-import TestSupport
+import FrontEndSupport
 import Testing
+import TestSupport
 
 /// `oa-repl --mcp` as an MCP client sees it: its server, spoken to in JSON-RPC messages, in
 /// process (`InProcessMCP`) on mirrors made by the real oa-sync from the simulator; the real

@@ -1,9 +1,10 @@
 @testable import Commands
-@testable import ReadModel
 import Foundation
+import FrontEndSupport
 import MirrorStore
-import TestSupport
+@testable import ReadModel
 import Testing
+import TestSupport
 
 /// The Markdown export read back by cmark-gfm, GitHub's CommonMark parser: the agent's Markdown
 /// is kept (code, lists, tables), contained below its message's heading, and never changed

@@ -1,8 +1,9 @@
 import Bridge
 import Commands
 import Foundation
-import TestSupport
+import FrontEndSupport
 import Testing
+import TestSupport
 import ToolSupport
 
 /// Secrets leave the mirror redacted by every way out, unless asked (`--no-redact`): oa-repl's

@@ -1,6 +1,7 @@
 import Foundation
-import TestSupport
+import FrontEndSupport
 import Testing
+import TestSupport
 
 /// Search filters and `show --at` in the three front ends (-c, a script, JSON lines), over a mirror
 /// of the sample desktop history, against golden files (UPDATE_GOLDEN=1 rewrites them).

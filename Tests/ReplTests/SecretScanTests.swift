@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import FrontEndSupport
 import MirrorStore
 import Primitives
 import Testing

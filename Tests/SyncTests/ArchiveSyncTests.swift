@@ -1,9 +1,10 @@
-import Commands
 import Bridge
+import Commands
 import Foundation
+import FrontEndSupport
 import MirrorStore
-import TestSupport
 import Testing
+import TestSupport
 
 /// The mirror as an archive of every desktop it has seen (protocol Part 3): histories kept apart
 /// by identity, nothing deleted because a bridge stopped returning it.

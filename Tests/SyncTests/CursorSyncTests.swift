@@ -1,8 +1,9 @@
 import Bridge
 import Foundation
+import FrontEndSupport
 import MirrorStore
-import TestSupport
 import Testing
+import TestSupport
 
 /// oa-sync against a history-cursor bridge.
 @Suite("Sync with a history-cursor bridge", .startsPrograms(endsWithin: .seconds(120)))

@@ -1,6 +1,7 @@
 import Foundation
-import TestSupport
+import FrontEndSupport
 import Testing
+import TestSupport
 import ToolSupport
 
 /// DNS-SD with the real binaries, each test in a network namespace of its own with a private

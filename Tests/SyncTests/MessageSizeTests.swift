@@ -1,9 +1,10 @@
 import Bridge
 import Foundation
+import FrontEndSupport
 import MirrorStore
 import SyncEngine
-import TestSupport
 import Testing
+import TestSupport
 
 /// Messages over the client's limit: history pages shrink until they fit, an event alone too large
 /// is named, and a stock session too large fails alone while the others are mirrored. The engine

@@ -1,8 +1,9 @@
 import Bridge
 import Foundation
+import FrontEndSupport
 import MirrorStore
-import TestSupport
 import Testing
+import TestSupport
 import ToolSupport
 
 /// `wss://` with certificate pins and bearer tokens, with the real binaries: the simulator serving

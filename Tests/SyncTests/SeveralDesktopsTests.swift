@@ -1,8 +1,9 @@
 import Bridge
 import Foundation
+import FrontEndSupport
 import MirrorStore
-import TestSupport
 import Testing
+import TestSupport
 
 /// One oa-sync following several bridges at once, into one mirror, with one writer: each with its
 /// own history and cursor, prompts going to the desktop their session lives on.

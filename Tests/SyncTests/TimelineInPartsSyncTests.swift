@@ -1,9 +1,10 @@
 import Bridge
 import Foundation
+import FrontEndSupport
 import MirrorStore
 import SyncEngine
-import TestSupport
 import Testing
+import TestSupport
 
 /// Stock timelines over the message limit, mirrored whole in parts: the engine runs in this
 /// process with a small message limit (`MessageSizeTests.limit`), against the simulator over

@@ -4,6 +4,7 @@ import Logging
 import MCP
 import MirrorMCP
 import Primitives
+import TestSupport
 
 /// `oa-repl --db MIRROR --mcp` run in process: the program's server over the MCP SDK's in-memory
 /// transport, spoken to in JSON-RPC messages as a client speaks to the program over its standard

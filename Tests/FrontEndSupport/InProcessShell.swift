@@ -1,8 +1,9 @@
 import Commands
 import Foundation
-import Secrets
 import ReplProgram
+import Secrets
 import Synchronization
+import TestSupport
 import ToolSupport
 
 /// `oa-repl -c COMMAND…`, or a script piped into `oa-repl`, run in process: the shell the program

@@ -1,6 +1,7 @@
 import Commands
 import Secrets
 import Synchronization
+import TestSupport
 import ToolSupport
 
 /// `oa-repl --db MIRROR --jsonl` with some lines on its standard input, run in process: the
