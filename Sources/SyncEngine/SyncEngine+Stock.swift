@@ -120,7 +120,8 @@ extension SyncEngine {
                 try store.upsertSessions([SessionRecord(sessionID: sessionID, lastTS: listed.lastTS, serverEventCount: listed.messageCount)],
                                          history: link.history)
             }
-            try await refetchIsolated(sessionID, watermark: watermark, client: client, link)
+            // How many events it wrote is counted where a catch-up reports it, not here.
+            _ = try await refetchIsolated(sessionID, watermark: watermark, client: client, link)
         }
     }
 }

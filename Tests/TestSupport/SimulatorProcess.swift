@@ -97,7 +97,9 @@ public struct SimulatorControl: Sendable {
     private let client: BridgeClient
 
     /// Connects a control connection to the simulator at `url`, runs `body` with it (on the
-    /// caller's actor, by default), and closes it.
+    /// caller's actor, by default), and closes it. Most scopes only drive the simulator: what
+    /// `body` returns may be left unused.
+    @discardableResult
     public static func withConnection<T>(
         to url: String,
         isolation: isolated (any Actor)? = #isolation,

@@ -14,7 +14,7 @@ struct ShellIngest {
     /// Writes the SQL script once; returns its path.
     func writeScript() throws -> URL {
         let url = directory.appending(path: "ingest.sql")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)  // the handle below says why, if it failed
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         let now = 1_731_000_000_000
