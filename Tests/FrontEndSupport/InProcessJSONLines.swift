@@ -11,8 +11,18 @@ public enum InProcessJSONLines {
     /// The answers and notifications written until the input ended and the session stopped.
     /// `redacts: false` is `--no-redact`; `bridgeURL` is `--bridge`'s; `environment` says where
     /// the secrets file is (`XDG_CONFIG_HOME`).
+    ///
+    /// - Throws: `WaitTimedOut` when the session has not ended within `timeout` (a subscription
+    ///   with no idle limit never does).
     public static func run(mirror: String, input: String, bridgeURL: String? = nil, redacts: Bool = true,
-                           environment: [String: String] = [:]) async -> ProgramRun.Outcome {
+                           environment: [String: String] = [:], timeout: Duration = .seconds(120)) async throws -> ProgramRun.Outcome {
+        try await within(timeout, awaiting: "a JSON-lines session in process") {
+            await runToTheEnd(mirror: mirror, input: input, bridgeURL: bridgeURL, redacts: redacts, environment: environment)
+        }
+    }
+
+    private static func runToTheEnd(mirror: String, input: String, bridgeURL: String?, redacts: Bool,
+                                    environment: [String: String]) async -> ProgramRun.Outcome {
         let context = CommandContext(mirrorPath: mirror, bridgeURL: MirrorLocation.bridgeURL(option: bridgeURL))
         context.redacts = redacts
         context.secretsFilePath = SecretsConfiguration.path(environment: environment)

@@ -14,8 +14,19 @@ public enum InProcessShell {
     /// (status 1) or quits. `mode` is `--mode`'s, `redacts: false` is `--no-redact`, `environment`
     /// says where the secrets file is (`XDG_CONFIG_HOME`), and `input` is what `secrets --check -`
     /// reads, a line at a time.
+    ///
+    /// - Throws: `WaitTimedOut` when the commands have not ended within `timeout` (a `follow`
+    ///   with no idle limit never does).
     public static func run(mirror: String, commands: [String], mode: OutputMode = .table, redacts: Bool = true,
-                    environment: [String: String] = [:], input: String = "") async throws -> ProgramRun.Outcome {
+                           environment: [String: String] = [:], input: String = "",
+                           timeout: Duration = .seconds(120)) async throws -> ProgramRun.Outcome {
+        try await within(timeout, awaiting: "oa-repl -c \(commands.joined(separator: " -c ")) in process") {
+            try await runToTheEnd(mirror: mirror, commands: commands, mode: mode, redacts: redacts, environment: environment, input: input)
+        }
+    }
+
+    private static func runToTheEnd(mirror: String, commands: [String], mode: OutputMode, redacts: Bool,
+                                    environment: [String: String], input: String) async throws -> ProgramRun.Outcome {
         let written = Written()
         let context = context(mirror)
         context.redacts = redacts

@@ -72,7 +72,7 @@ struct ExportAllTests {
             #"{"jsonrpc":"2.0","id":5,"method":"export.markdown","params":{"all":true,"path":"\#(notes)","timestamp":true}}"#,
             #"{"jsonrpc":"2.0","id":6,"method":"export.markdown","params":{"all":false}}"#,
         ]
-        let outcome = await InProcessJSONLines.run(mirror: mirror, input: requests.joined(separator: "\n") + "\n")
+        let outcome = try await InProcessJSONLines.run(mirror: mirror, input: requests.joined(separator: "\n") + "\n")
         #expect(outcome.status == 0)
         #expect(outcome.standardError.isEmpty)
         let answers = try outcome.standardOutput.split(separator: "\n").map { try Self.object(String($0)) }
@@ -117,7 +117,7 @@ struct ExportAllTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: notes).count == ids.count)
 
         let request = #"{"jsonrpc":"2.0","id":1,"method":"export.markdown","params":{"all":true,"path":"\#(notes)"}}"# + "\n"
-        let json = await InProcessJSONLines.run(mirror: mirror, input: request)
+        let json = try await InProcessJSONLines.run(mirror: mirror, input: request)
         let error = try #require(try Self.object(json.standardOutput)["error"] as? [String: Any])
         #expect(error["code"] as? Int == -32006)
         #expect((error["message"] as? String)?.hasPrefix("exported \(ids.count) sessions") == true)

@@ -79,7 +79,7 @@ struct FailurePresentationTests {
         let request = #"{"jsonrpc":"2.0","id":1,"method":"sessions.list"}"# + "\n"
         for (mirror, reason, hint) in [(newer, "schema_too_new", "--db chooses the mirror file"),
                                        (directory.path("none.sqlite"), "mirror_not_found", "run oa-sync or the sync command first, or pass --db")] {
-            let outcome = await InProcessJSONLines.run(mirror: mirror, input: request)
+            let outcome = try await InProcessJSONLines.run(mirror: mirror, input: request)
             let answer = try JSONParser.parse(outcome.standardOutput.trimmingCharacters(in: .newlines))
             #expect(answer["error"]?["code"]?.int64Value == -32002, "\(outcome.standardOutput)")
             #expect(answer["error"]?["data"]?["reason"]?.stringValue == reason, "\(outcome.standardOutput)")

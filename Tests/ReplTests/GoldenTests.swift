@@ -74,7 +74,7 @@ struct GoldenTests {
             #"{"jsonrpc":"2.0","id":18,"method":"quit"}"#,
             #"{"jsonrpc":"2.0","id":19,"method":"status"}"#,
         ]
-        let outcome = await InProcessJSONLines.run(mirror: mirror, input: requests.joined(separator: "\n") + "\n", bridgeURL: "ws://127.0.0.1:9")
+        let outcome = try await InProcessJSONLines.run(mirror: mirror, input: requests.joined(separator: "\n") + "\n", bridgeURL: "ws://127.0.0.1:9")
         #expect(outcome.status == 0)
         let answers = outcome.standardOutput.split(separator: "\n")
         #expect(answers.count == requests.count - 3, "one answer a line, but for the blank line, the notification and after quit")

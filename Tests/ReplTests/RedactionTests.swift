@@ -94,7 +94,7 @@ struct RedactionTests {
         #expect(outcome.status == 0)
         #expect(outcome.standardOutput.contains(#""method":"events.appended""#), "the subscription's events came")
         for line in outcome.standardOutput.split(separator: "\n") { expectRedacted(String(line), "--jsonl: \(line.prefix(30))") }
-        let plain = await InProcessJSONLines.run(mirror: mirror, input: requests[0] + "\n", redacts: false, environment: environment)
+        let plain = try await InProcessJSONLines.run(mirror: mirror, input: requests[0] + "\n", redacts: false, environment: environment)
         #expect(plain.standardOutput.contains(PlantedSecretsSession.secrets[3].value))
     }
 

@@ -59,7 +59,7 @@ struct SearchContextGoldenTests {
             #"{"jsonrpc":"2.0","id":9,"method":"search","params":{"query":"the","session_id":"nope"}}"#,
             #"{"jsonrpc":"2.0","id":10,"method":"search","params":{"query":"the","kind":7}}"#,
         ]
-        let outcome = await InProcessJSONLines.run(mirror: mirror, input: requests.joined(separator: "\n") + "\n")
+        let outcome = try await InProcessJSONLines.run(mirror: mirror, input: requests.joined(separator: "\n") + "\n")
         #expect(outcome.status == 0)
         #expect(outcome.standardOutput.split(separator: "\n").count == requests.count)
         try expectGolden(outcome.standardOutput, "search-context-json-lines.txt")

@@ -115,7 +115,7 @@ struct ArchiveSyncTests {
         // The bridge lists fewer than 10 sessions, so that list is all it has.
         let deleted = try #require(try store.session(id: "DELETED"))
         #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
-        let listed = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{}}"#)
+        let listed = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{}}"#)
         #expect(listed.standardOutput.contains(#""events_gone_from_desktop":25"#), "\(listed.standardOutput)")
         #expect(listed.standardOutput.contains(#""sync_state":"gone""#), "\(listed.standardOutput)")
     }

@@ -67,7 +67,7 @@ struct CursorSyncTests {
             try await waitFor("the mirror to hold 449 events", look: { try mirroredHistory(mirror).count }, until: { $0 == 299 + 150 })
             try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
             // status tells the mirror's cursor, which live updates moved past the last catch-up.
-            let status = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status"}\#n"#)
+            let status = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status"}\#n"#)
             let answer = try JSONParser.parse(Array(status.standardOutput.utf8))
             let cursor: Int64? = answer["result"]?["history_cursor"]?.int64Value
             #expect(cursor == Int64(299 + 150))

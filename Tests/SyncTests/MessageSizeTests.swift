@@ -110,7 +110,7 @@ struct MessageSizeTests {
             #expect(huge.syncError?.contains("message limit") == true)
             #expect(huge.localEventCount < huge.serverEventCount ?? 0, "what came before the cap is kept, and the session is not complete")
         }
-        let listed = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"limit":50}}\#n"#)
+        let listed = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"limit":50}}\#n"#)
         let sessions = try #require(try JSONParser.parse(Array(listed.standardOutput.utf8))["result"]?.arrayValue)
         let huge = try #require(sessions.first { $0["session_id"]?.stringValue == "HUGE" })
         #expect(huge["sync_state"]?.stringValue == "failed")

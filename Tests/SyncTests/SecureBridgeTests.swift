@@ -131,7 +131,7 @@ struct SecureBridgeTests {
                                                     environment: ["OA_TOKEN": secret])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.standardError)")
 
-        let status = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status"}"#)
+        let status = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status"}"#)
         var mirrorBytes = Data()
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: mirror + suffix) {
             mirrorBytes += try Data(contentsOf: URL(fileURLWithPath: mirror + suffix))

@@ -42,16 +42,16 @@ struct SeveralDesktopsTests {
         try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
         try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
 
-        let status = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#)
+        let status = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#)
         let desktops = try JSONParser.parse(Array(status.standardOutput.utf8))["result"]?["desktops"]?.arrayValue ?? []
         #expect(Set(desktops.compactMap { $0["desktop"]?.stringValue }) == ["work", "home"])
         #expect(desktops.allSatisfy { $0["last_sync"]?.stringValue != nil }, "\(status.standardOutput)")
-        let homeOnly = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"desktop":"home","limit":100}}"#)
+        let homeOnly = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"desktop":"home","limit":100}}"#)
         let homeSessions = try JSONParser.parse(Array(homeOnly.standardOutput.utf8))["result"]?.arrayValue ?? []
         #expect(homeSessions.count == 5 && homeSessions.allSatisfy { $0["desktop"]?.stringValue == "home" })
 
         // Following one desktop: its events, every one, and none of the other's.
-        let followed = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"desktop":"home","until_idle_ms":300}}"#)
+        let followed = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"desktop":"home","until_idle_ms":300}}"#)
         let appended = followed.standardOutput.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
             .filter { $0["method"]?.stringValue == "events.appended" }
             .flatMap { $0["params"]?["events"]?.arrayValue ?? [] }

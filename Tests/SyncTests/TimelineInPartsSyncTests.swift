@@ -63,7 +63,7 @@ struct TimelineInPartsSyncTests {
             #expect(huge.localEventCount > 0, "items were committed while the answer was arriving")
             #expect(huge.localEventCount < 41, "the answer was cut short")
             #expect(try store.watermark(for: "HUGE") == nil, "the session is not taken as fetched")
-            let listed = await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"limit":50}}\#n"#)
+            let listed = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"limit":50}}\#n"#)
             let sessions = try #require(try JSONParser.parse(Array(listed.standardOutput.utf8))["result"]?.arrayValue)
             let state = sessions.first { $0["session_id"]?.stringValue == "HUGE" }?["sync_state"]?.stringValue
             #expect(state == "incomplete")
