@@ -142,6 +142,24 @@ let package = Package(
             ]
         ),
 
+        // Layer 5: the web viewer (oa serve): the read model's pages over HTTP on 127.0.0.1, live.
+        .target(
+            name: "WebViewer",
+            dependencies: [
+                "Bridge",
+                "Commands",
+                "ReadModel",
+                "MirrorStore",
+                "Primitives",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Layer 6: what the programs share: their common options, declared once with ArgumentParser
         // (which the command layer, also used by the MCP server and JSON lines, does without).
         .target(
@@ -172,13 +190,16 @@ let package = Package(
         .target(
             name: "ReplProgram",
             dependencies: [
+                "Bridge",
                 "CEditLine",
                 "Commands",
                 "MirrorMCP",
                 "Primitives",
                 "ProgramOptions",
+                "WebViewer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
 
@@ -306,6 +327,17 @@ let package = Package(
             path: "tools/bench/burst"
         ),
 
+        .executableTarget(
+            name: "oa-viewer-bench",
+            dependencies: [
+                "ToolSupport",
+                "Bridge",
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/bench/viewer"
+        ),
+
         .target(
             name: "TestSupport",
             dependencies: ["Bridge", "MirrorStore", "Primitives", "ToolSupport"],
@@ -344,6 +376,11 @@ let package = Package(
             dependencies: ["Commands", "ReadModel", "ReplProgram", "MirrorMCP", "MirrorStore", "Primitives", "Secrets", "TestSupport", "FrontEndSupport",
                            "ToolSupport", "CCmarkGFM"],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "ViewerTests",
+            dependencies: ["Bridge", "Commands", "MirrorStore", "Primitives", "ReadModel", "Secrets", "TestSupport", "ToolSupport", "WebViewer",
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "SecretsTests",

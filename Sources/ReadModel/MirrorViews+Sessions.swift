@@ -49,3 +49,14 @@ extension MirrorViews {
         }
     }
 }
+
+extension MirrorViews {
+    /// The span of `session`'s conversation from the entry holding `ordinal` on, within `budget`
+    /// and not past the ordinal `through` if given (`SessionWindow`), redacted as one document.
+    public func sessionWindow(of session: SessionSummary, from ordinal: Int64, through: Int64? = nil,
+                              budget: MirrorStore.SpanBudget = SessionWindow.defaultBudget) throws -> SessionWindow {
+        try store.read {
+            try SessionWindow.read(session: session, from: ordinal, through: through, budget: budget, store: store, redactor: redaction.redactor())
+        }
+    }
+}

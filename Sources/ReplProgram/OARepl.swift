@@ -19,6 +19,8 @@ struct OARepl: AsyncParsableCommand {
 
             export SESSION writes one session as Markdown; export --all DIR writes every session into DIR, a file each (openagents-<first 8 of the id>.md, longer when ids share those 8), and rewrites only the files whose content changed (help export explains the names). With --html both write self-contained HTML that fetches nothing (--all adds index.html); with --format json, the stored events as JSON lines.
 
+            oa-repl serve runs a read-only web viewer of the mirror on 127.0.0.1, live as oa-sync commits (oa-repl serve --help).
+
             Exit codes: 0 done (also after SIGINT or SIGTERM ends a follow or --jsonl); 1 a command failed (for export --all: a file could not be written, after it wrote every other); 64 bad usage.
 
             Examples:
@@ -28,7 +30,9 @@ struct OARepl: AsyncParsableCommand {
               oa-repl -c "export --all ~/notes/openagents"
               echo '{"jsonrpc":"2.0","id":1,"method":"search","params":{"query":"flaky"}}' | oa-repl --jsonl
               claude mcp add openagents -- oa-repl --mcp
-            """
+              oa-repl serve
+            """,
+        subcommands: [ServeCommand.self]
     )
 
     @OptionGroup var mirror: MirrorOptions

@@ -8,15 +8,16 @@ struct MultiCallCommand: AsyncParsableCommand {
         commandName: "oa",
         abstract: "OpenAgents Mirror's programs, oa-sync and oa-repl, in one executable.",
         discussion: """
-            oa sync ARGUMENTS runs oa-sync and oa repl ARGUMENTS runs oa-repl, exactly as those names do: oa-sync and oa-repl are links to this executable, which runs the program named by the link it was started through. Their options, commands and exit codes: oa-sync --help, oa-repl --help.
+            oa sync ARGUMENTS runs oa-sync and oa repl ARGUMENTS runs oa-repl, exactly as those names do (oa serve ARGUMENTS is oa-repl serve ARGUMENTS, the web viewer): oa-sync and oa-repl are links to this executable, which runs the program named by the link it was started through. Their options, commands and exit codes: oa-sync --help, oa-repl --help.
 
             Exit codes: those of the program run; 64 bad usage (no program, or one oa does not know).
 
             Examples:
               oa sync --bridge ws://127.0.0.1:9099 --once
               oa repl -c "sessions --limit 5"
+              oa serve
             """,
-        subcommands: [SyncSubcommand.self, ReplSubcommand.self]
+        subcommands: [SyncSubcommand.self, ReplSubcommand.self, ServeSubcommand.self]
     )
 
     func run() async throws {
@@ -43,5 +44,16 @@ struct ReplSubcommand: AsyncParsableCommand {
     )
 
     @Argument(parsing: .captureForPassthrough, help: "oa-repl's arguments.")
+    var arguments: [String] = []
+}
+
+/// `oa serve`, as `oa --help` lists it.
+struct ServeSubcommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run oa-repl serve: a read-only web viewer of the mirror on 127.0.0.1 (oa-repl serve --help)."
+    )
+
+    @Argument(parsing: .captureForPassthrough, help: "oa-repl serve's arguments.")
     var arguments: [String] = []
 }

@@ -1,5 +1,5 @@
 /// The program an `argv` asks for: by the name it was started as (`oa-sync`, `oa-repl`: links
-/// to `oa`), else by its first argument (`oa sync …`, `oa repl …`).
+/// to `oa`), else by its first argument (`oa sync …`, `oa repl …`; `oa serve …` is `oa repl serve …`).
 enum ProgramChoice: Equatable {
     /// oa-sync, with its own arguments.
     case sync([String])
@@ -19,6 +19,7 @@ enum ProgramChoice: Equatable {
             switch arguments.first {
             case "sync": self = .sync(Array(arguments.dropFirst()))
             case "repl": self = .repl(Array(arguments.dropFirst()))
+            case "serve": self = .repl(arguments)
             default: self = .multiCall(arguments)
             }
         }

@@ -19,7 +19,7 @@ struct DocsTests {
         if program == "oa-repl" { #expect(outcome.output.contains("export --all DIR"), "oa-repl --help tells of exporting every session") }
     }
 
-    @Test("docs/cli.md documents exactly the options of oa-sync and oa-repl", arguments: ["oa-sync", "oa-repl"])
+    @Test("docs/cli.md documents exactly the options of oa-sync, oa-repl and oa-repl serve", arguments: ["oa-sync", "oa-repl", "oa-repl serve"])
     func optionsDocumented(program: String) async throws {
         let section = try Self.section(of: "docs/cli.md", heading: "## \(program)")
         let documented = Set(matches(of: #"^\| `(-[a-z]|--[a-z][a-z-]*)"#, in: section, lines: true))
@@ -109,15 +109,16 @@ struct DocsTests {
         #expect(ci.contains("exec tools/test\n"))
     }
 
-    @Test("systemd accepts the user unit", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
-    func systemdUnit() async throws {
+    @Test("systemd accepts the user units", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")),
+          arguments: [("oa-sync", "oa-sync"), ("oa-serve", "oa-repl")])
+    func systemdUnit(unit: String, program: String) async throws {
         let home = try TemporaryDirectory()
         let bin = home.url.appending(path: ".local/bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: bin.appending(path: "oa-sync"), withDestinationURL: BuildProducts.executable("oa-sync"))
+        try FileManager.default.createSymbolicLink(at: bin.appending(path: program), withDestinationURL: BuildProducts.executable(program))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-        process.arguments = ["verify", Repository.root.appending(path: "tools/packaging/systemd/oa-sync.service").path]
+        process.arguments = ["verify", Repository.root.appending(path: "tools/packaging/systemd/\(unit).service").path]
         process.environment = ["HOME": home.url.path, "PATH": "/usr/bin:/bin", "SYSTEMD_LOG_LEVEL": "notice"]
         let errors = home.url.appending(path: "verify.err")
         #expect(FileManager.default.createFile(atPath: errors.path, contents: nil))
@@ -128,7 +129,7 @@ struct DocsTests {
         let status = try await ProcessEnd(running: process).status(within: .seconds(60))
         let report = try String(contentsOf: errors, encoding: .utf8)
         #expect(status == 0, "systemd-analyze verify did not pass within 60 s: \(report)")
-        #expect(!report.contains("oa-sync.service"), "no warnings about the unit: \(report)")
+        #expect(!report.contains("\(unit).service"), "no warnings about the unit: \(report)")
     }
 
     // MARK: - Helpers

@@ -8,7 +8,7 @@ import ToolSupport
 /// tools/packaging/generate-man fails here.
 @Suite("man pages against the programs", .startsPrograms(endsWithin: .seconds(120)))
 struct ManPageTests {
-    static let programs = ["oa", "oa-sync", "oa-repl", "oa-bridge-sim"]
+    static let programs = ["oa", "oa-sync", "oa-repl", "oa-repl-serve", "oa-bridge-sim"]
 
     @Test("each man page has the program's abstract, discussion and options", arguments: programs)
     func pageMatchesHelp(program: String) async throws {
@@ -106,8 +106,10 @@ private struct DumpedHelp: Decodable {
     /// The discussion's paragraphs.
     var paragraphs: [String] { (command.discussion ?? "").components(separatedBy: "\n\n") }
 
+    /// `oa-repl-serve` is the page of `oa-repl serve`.
     static func of(_ program: String) async throws -> DumpedHelp {
-        let output = try await run(program, ["--experimental-dump-help"]).output
+        let output = program == "oa-repl-serve" ? try await run("oa-repl", ["serve", "--experimental-dump-help"]).output
+            : try await run(program, ["--experimental-dump-help"]).output
         return try JSONDecoder().decode(DumpedHelp.self, from: Data(output.utf8))
     }
 }

@@ -4,7 +4,9 @@ import ToolSupport
 
 /// The option names a program's `--help` lists.
 func helpOptions(of program: String) async throws -> Set<String> {
-    let help = try await run(program, ["--help"]).output
+    // `oa-repl serve`: a program's subcommand.
+    let words = program.split(separator: " ").map(String.init)
+    let help = try await run(words[0], Array(words.dropFirst()) + ["--help"]).output
     let section = help.components(separatedBy: "OPTIONS:").dropFirst().joined()
     return Set(matches(of: #"(?m)^  (?:(-[a-z]), )?(--[a-z][a-z-]*|-[a-z])"#, in: section, allGroups: true))
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A bearer token for a bridge that asks for one: sent as `Authorization: Bearer …` on the
@@ -32,6 +33,16 @@ public struct BridgeToken: Sendable, CustomStringConvertible, CustomDebugStringC
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
         guard let token = BridgeToken(String(decoding: data, as: UTF8.self)) else { throw .empty(path: path) }
         self = token
+    }
+
+    /// Whether `candidate` is this token, compared in a time that tells nothing of where they
+    /// differ or how long the token is (both are hashed first): for a server that takes a token
+    /// from its clients, such as the web viewer's sign-in.
+    package func matches(_ candidate: String) -> Bool {
+        let left = Array(SHA256.hash(data: Array(candidate.utf8))), right = Array(SHA256.hash(data: Array(secret.utf8)))
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
     }
 
     /// The `Authorization` header's value.

@@ -196,9 +196,9 @@ extension MirrorStore {
         try database.query(
             """
             SELECT \(Self.eventColumns) FROM \(Self.eventsWithSessions)
-            WHERE s.session_id = ? AND e.ordinal >= ? ORDER BY e.ordinal LIMIT ?
+            WHERE s.session_id = ? AND e.ordinal >= ? AND e.ordinal <= ? ORDER BY e.ordinal LIMIT ?
             """,
-            [sessionID, range.fromOrdinal, range.limit ?? -1]
+            [sessionID, range.fromOrdinal, range.throughOrdinal ?? .max, range.limit ?? -1]
         ) { Self.timelineEvent($0, sessionID: sessionID) }
     }
 

@@ -84,10 +84,13 @@ public struct TimelineRange: Sendable, Equatable {
     public var fromOrdinal: Int64
     /// At most this many events (nil: all).
     public var limit: Int?
+    /// The last ordinal to include (nil: to the timeline's end).
+    public var throughOrdinal: Int64?
 
-    public init(fromOrdinal: Int64 = 0, limit: Int? = nil) {
+    public init(fromOrdinal: Int64 = 0, limit: Int? = nil, throughOrdinal: Int64? = nil) {
         self.fromOrdinal = fromOrdinal
         self.limit = limit
+        self.throughOrdinal = throughOrdinal
     }
 
     /// The whole timeline.

@@ -103,7 +103,7 @@ public enum HTMLExport {
         return pages
     }
 
-    private static func entry(for entry: Conversation.Entry, time: Timestamp?) -> SessionPageView.EntryView {
+    static func entry(for entry: Conversation.Entry, time: Timestamp?) -> SessionPageView.EntryView {
         var view = SessionPageView.EntryView(anchor: "e-\(entry.firstOrdinal)", kind: "", label: "", time: time?.iso8601)
         switch entry {
         case .message(let role, let text, let local, _):

@@ -40,6 +40,8 @@ enum HTMLTemplates {
             try library.register(head, named: "head")
             try library.register(session, named: HTMLTemplate.session.rawValue)
             try library.register(index, named: HTMLTemplate.index.rawValue)
+            try library.register(entries, named: "entries")
+            try ViewerTemplates.register(in: &library)
         } catch {
             preconditionFailure("an HTML export template does not parse: \(error)")
         }
@@ -57,12 +59,30 @@ enum HTMLTemplates {
         return html
     }
 
+    /// The entries of a session's page, one `section` each.
+    private static let entries = """
+        {{#entries}}
+        <section id="{{anchor}}" class="entry {{kind}}">
+        <div class="meta"><span class="role">{{label}}</span>{{#time}} <time>{{time}}</time>{{/time}} <a class="anchor" href="#{{anchor}}">#</a></div>
+        {{#isMessage}}<div class="markdown">{{{html}}}</div>{{/isMessage}}
+        {{#isThinking}}<details><summary>Thinking</summary><div class="markdown">{{{html}}}</div></details>{{/isThinking}}
+        {{#plan}}<ul class="plan">{{#items}}<li class="{{status}}"><input type="checkbox" disabled{{#done}} checked{{/done}}> {{content}}{{#details}} <em>({{details}})</em>{{/details}}</li>{{/items}}</ul>{{/plan}}
+        {{#tool}}<details class="tool"><summary>Tool call <code>{{name}}</code> <span class="call">{{callID}}</span>{{#status}} <span class="status {{status}}">{{status}}</span>{{/status}}</summary>
+        {{#blocks}}<div class="block"><div class="label">{{label}}</div>{{#folded}}<details><summary>{{label}}: {{size}}</summary><pre lang="{{language}}"><code>{{text}}</code></pre></details>{{/folded}}{{^folded}}<pre lang="{{language}}"><code>{{text}}</code></pre>{{/folded}}</div>{{/blocks}}
+        </details>{{/tool}}
+        {{#note}}<p class="note">{{note}}</p>{{/note}}
+        {{#raw}}<details class="other"><summary>The update as it came</summary><pre lang="json"><code>{{raw}}</code></pre></details>{{/raw}}
+        </section>
+        {{/entries}}
+        """
+
     private static let head = """
         <meta charset="utf-8">
         <meta http-equiv="Content-Security-Policy" content="{{policy}}">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="generator" content="oa-repl export">
+        <meta name="generator" content="{{generator}}">
         <style>\(style)</style>
+        {{#viewerStyle}}<style>{{{viewerStyle}}}</style>{{/viewerStyle}}
         """
 
     private static let pageLinks = """
@@ -79,7 +99,8 @@ enum HTMLTemplates {
         {{> head}}
         <title>{{title}}</title>
         </head>
-        <body>
+        <body{{#viewer}} data-base="{{base}}"{{#chrome}}{{#live}} data-live="{{live}}"{{/live}}{{/chrome}}{{/viewer}}>
+        {{#viewer}}{{#chrome}}{{> viewerNav}}{{/chrome}}{{/viewer}}
         <header>
         <h1>{{title}}</h1>
         <dl class="facts">
@@ -94,24 +115,17 @@ enum HTMLTemplates {
         \(pageLinks)
         </header>
         <main>
-        {{#entries}}
-        <section id="{{anchor}}" class="entry {{kind}}">
-        <div class="meta"><span class="role">{{label}}</span>{{#time}} <time>{{time}}</time>{{/time}} <a class="anchor" href="#{{anchor}}">#</a></div>
-        {{#isMessage}}<div class="markdown">{{{html}}}</div>{{/isMessage}}
-        {{#isThinking}}<details><summary>Thinking</summary><div class="markdown">{{{html}}}</div></details>{{/isThinking}}
-        {{#plan}}<ul class="plan">{{#items}}<li class="{{status}}"><input type="checkbox" disabled{{#done}} checked{{/done}}> {{content}}{{#details}} <em>({{details}})</em>{{/details}}</li>{{/items}}</ul>{{/plan}}
-        {{#tool}}<details class="tool"><summary>Tool call <code>{{name}}</code> <span class="call">{{callID}}</span>{{#status}} <span class="status {{status}}">{{status}}</span>{{/status}}</summary>
-        {{#blocks}}<div class="block"><div class="label">{{label}}</div>{{#folded}}<details><summary>{{label}}: {{size}}</summary><pre lang="{{language}}"><code>{{text}}</code></pre></details>{{/folded}}{{^folded}}<pre lang="{{language}}"><code>{{text}}</code></pre>{{/folded}}</div>{{/blocks}}
-        </details>{{/tool}}
-        {{#note}}<p class="note">{{note}}</p>{{/note}}
-        {{#raw}}<details class="other"><summary>The update as it came</summary><pre lang="json"><code>{{raw}}</code></pre></details>{{/raw}}
-        </section>
-        {{/entries}}
+        {{#viewer}}{{#earlier}}<p class="more"><a class="more earlier" href="{{href}}" data-fragment="{{fragment}}">Earlier in this session</a></p>{{/earlier}}{{/viewer}}
+        {{> entries}}
+        {{#viewer}}{{#later}}<p class="more"><a class="more later" href="{{href}}" data-fragment="{{fragment}}">Later in this session</a></p>{{/later}}{{/viewer}}
         </main>
+        {{^viewer}}
         <footer>
         \(pageLinks)
         <p><a href="index.html">All sessions</a> (when exported with <code>export --all --html</code>)</p>
         </footer>
+        {{/viewer}}
+        {{#viewer}}{{#chrome}}<script>{{{script}}}</script>{{/chrome}}{{/viewer}}
         </body>
         </html>
 
@@ -146,7 +160,8 @@ enum HTMLTemplates {
 
         """
 
-    private static let style = """
+    /// The style sheet of every page, exported or served.
+    static let style = """
 
         :root { color-scheme: light dark; --fg: #1f2328; --bg: #ffffff; --muted: #59636e; --line: #d1d9e0; --code: #f6f8fa;
                 --user: #ddf4ff; --assistant: #ffffff; --accent: #0969da; }
@@ -187,6 +202,12 @@ enum HTMLTemplates {
 enum HTMLTemplate: String, CaseIterable {
     case session
     case index
+    case viewerSessions
+    case viewerSearch
+    case viewerStatus
+    case viewerSecrets
+    case viewerMessage
+    case viewerEntries
 }
 
 /// What a template reads (Mustache reads the values by their property names): each kind of view

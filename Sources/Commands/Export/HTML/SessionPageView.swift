@@ -4,6 +4,9 @@ struct SessionPageView: HTMLTemplateContext {
     static let template = HTMLTemplate.session
 
     var policy = HTMLTemplates.pagePolicy
+    var generator = "oa-repl export"
+    /// The viewer's own style sheet, when served.
+    var viewerStyle: String?
     var title: String
     var sessionID: String
     /// The desktop the mirror syncs from (its bridge's address), or "unknown desktop".
@@ -22,6 +25,25 @@ struct SessionPageView: HTMLTemplateContext {
     var next: PageLink?
     var pages: [PageLink]
     var entries: [EntryView]
+    /// Served by the web viewer: its navigation and script, and the links to the parts of the
+    /// session before and after this one; nil in an export.
+    var viewer: Viewer?
+
+    /// What the web viewer adds to a session's page.
+    struct Viewer {
+        var chrome: ViewerChrome
+        /// The session's address (`/sessions/<id>`), which the script builds on.
+        var base: String
+        var earlier: MoreLink?
+        var later: MoreLink?
+    }
+
+    /// A link to the part of a session before or after the one shown: a page without script
+    /// follows `href`; the script inserts `fragment`, the entries alone.
+    struct MoreLink {
+        var href: String
+        var fragment: String
+    }
 
     /// A link to one of the session's pages.
     struct PageLink {

@@ -47,14 +47,16 @@ package enum CommonMark {
         withDocument(markdown) { root, _ in node(root, blocksOnly: blocksOnly) }
     }
 
-    /// `markdown` as HTML, safely: raw HTML is left out (a comment stands in its place), links and
-    /// images whose address runs a script (`javascript:`, `vbscript:`, `file:`, `data:` other
-    /// than images) lose it, and the tag filter escapes what would still open a tag such as
-    /// `<script>`. The agent's headings are moved `headingShift` levels down (at most to 6); a
+    /// `markdown` as HTML, safely: raw HTML is left out (a comment stands in its place), links keep
+    /// their address only when it is http(s) or an anchor in the page (`#…`): no `javascript:`,
+    /// `data:`, `file:` or other scheme, no path that a viewer would resolve against itself;
+    /// images lose theirs (a page fetches nothing); and the tag filter escapes what would still
+    /// open a tag such as `<script>`. The agent's headings are moved `headingShift` levels down (at most to 6); a
     /// code block's language is the `lang` of its `pre`.
     package static func html(_ markdown: String, headingShift: Int) -> String {
         withDocument(markdown) { root, parser in
             if headingShift > 0 { shiftHeadings(below: root, by: headingShift) }
+            dropUnsafeAddresses(below: root)
             guard let rendered = cmark_render_html(root, CMARK_OPT_GITHUB_PRE_LANG, cmark_parser_get_syntax_extensions(parser)) else { return "" }
             defer { free(rendered) }
             return String(cString: rendered)
@@ -109,6 +111,25 @@ package enum CommonMark {
             fence: fenced ? Fence(character: Character(UnicodeScalar(UInt8(bitPattern: character))), length: Int(length)) : nil,
             children: children
         )
+    }
+
+    /// Empties the address of every image, and of every link that is not http(s) or an anchor.
+    private static func dropUnsafeAddresses(below root: OpaquePointer) {
+        guard let iterator = cmark_iter_new(root) else { return }
+        defer { cmark_iter_free(iterator) }
+        while cmark_iter_next(iterator) != CMARK_EVENT_DONE {
+            guard let node = cmark_iter_get_node(iterator), cmark_iter_get_event_type(iterator) == CMARK_EVENT_ENTER,
+                  [CMARK_NODE_LINK, CMARK_NODE_IMAGE].contains(cmark_node_get_type(node)),
+                  let url = cmark_node_get_url(node).map({ String(cString: $0) }),
+                  cmark_node_get_type(node) == CMARK_NODE_IMAGE || !isSafeAddress(url) else { continue }
+            cmark_node_set_url(node, "")
+        }
+    }
+
+    /// http://, https:// (any case) or `#…`, with nothing a browser would strip in front.
+    package static func isSafeAddress(_ url: String) -> Bool {
+        let lowered = url.lowercased()
+        return lowered.hasPrefix("https://") || lowered.hasPrefix("http://") || url.hasPrefix("#")
     }
 
     private static func shiftHeadings(below root: OpaquePointer, by shift: Int) {

@@ -1,0 +1,42 @@
+import Foundation
+import ToolSupport
+
+/// `oa-repl serve` on a mirror, started as a person would start it, its URL read from the line it
+/// prints; its peak RSS read from /proc before it is stopped.
+final class ServedViewer {
+    let process: Process
+    let port: Int
+
+    init(mirror: String) throws {
+        let repl = try ProgramLinks.executable("oa-repl", in: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        process = Process()
+        process.executableURL = repl
+        process.arguments = ["serve", "--db", mirror, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        let reader = output.fileHandleForReading
+        while !line.contains(0x0A) {
+            let chunk = reader.availableData
+            guard !chunk.isEmpty else { throw BenchmarkFailure("oa-repl serve ended before it printed its URL") }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression),
+              let port = Int(text[range].split(separator: ":").last ?? "") else { throw BenchmarkFailure("no URL in: \(text)") }
+        self.port = port
+    }
+
+    /// The server's peak resident memory so far, in MiB (`VmHWM`).
+    var peakResidentMiB: Double {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan) / 1024
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
