@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.4.0"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
+        // Already Hummingbird's: the web viewer ends its live streams on a graceful shutdown.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // Layer 1: the system's libsqlite3 (Debian: libsqlite3-dev).
@@ -154,6 +156,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -200,6 +203,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -379,8 +383,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ViewerTests",
-            dependencies: ["Bridge", "Commands", "MirrorStore", "Primitives", "ReadModel", "Secrets", "TestSupport", "ToolSupport", "WebViewer",
-                           .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Bridge", "Commands", "MirrorStore", "Primitives", "ReadModel", "ReplProgram", "Secrets", "TestSupport", "ToolSupport",
+                           "WebViewer", .product(name: "Logging", package: "swift-log"), .product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         .testTarget(
             name: "SecretsTests",

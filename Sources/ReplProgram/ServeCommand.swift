@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import NIOSSL
 import ProgramOptions
-import Synchronization
+import ServiceLifecycle
 import WebViewer
 
 /// `oa-repl serve` (and `oa serve`): the mirror in a browser, read-only, on 127.0.0.1.
@@ -78,28 +78,15 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         if noRedact { FileHandle.standardError.write(Data((ScriptShell.redactionOffNotice + "\n").utf8)) }
-        let server = ViewerServer(configuration: configuration, logger: Logger(label: "oa-serve"))
-        let mirrorPath = configuration.mirrorPath
-        let failure = Failure()
-        _ = await Interruption.run {
-            do {
-                try await server.run { url in
-                    FileHandle.standardOutput.write(Data("oa serve: the mirror \(mirrorPath) at \(url) (Ctrl-C stops)\n".utf8))
-                }
-            } catch {
-                failure.record("oa serve: \(error)")
-            }
-        }
-        if let message = failure.message {
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+        let logger = Logger(label: "oa-serve")
+        // SIGINT and SIGTERM shut the server down gracefully: live streams end, requests under way finish.
+        let services = ServiceGroup(services: [ViewerServer(configuration: configuration, logger: logger)],
+                                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        do {
+            try await services.run()
+        } catch {
+            FileHandle.standardError.write(Data("oa serve: \(error)\n".utf8))
             throw ExitCode(1)
         }
     }
-}
-
-/// The failure of the server's task, read once it has ended.
-private final class Failure: Sendable {
-    private let stored = Mutex<String?>(nil)
-    func record(_ message: String) { stored.withLock { $0 = message } }
-    var message: String? { stored.withLock { $0 } }
 }

@@ -1,6 +1,5 @@
 import Commands
 import Logging
-import MirrorStore
 
 /// The live updates of every open page, from one follower of the mirror's change log: oa-sync's
 /// commits wake it (`MirrorChangeSignal`, no polling), it reads what they changed once, and tells
@@ -81,38 +80,14 @@ actor LiveHub {
                 }
             }
             group.addTask {
-                await Self.followChanges(mirrorPath: mirrorPath, logger: logger) { sessions in await self.publish(changed: sessions) }
+                await ChangedSessions.follow(mirrorPath: mirrorPath) { error in
+                    logger.warning("following the mirror for live updates failed", metadata: ["error": "\(error)"])
+                } changed: { sessions in
+                    await self.publish(changed: sessions)
+                }
             }
             await group.next()
             group.cancelAll()
-        }
-    }
-
-    private static func followChanges(mirrorPath: String, logger: Logger, publish: @Sendable (Set<String>) async -> Void) async {
-        await MirrorChangeSignal.withSignal(mirrorPath: mirrorPath) { signal in
-            let reader = MirrorReader(mirrorPath: mirrorPath)
-            var position: FeedPosition?
-            var generation = signal.generation
-            while !Task.isCancelled {
-                do {
-                    if var start = position {
-                        while let (page, _) = try await reader.page(after: start, sessionKey: nil, limit: 500, unchangedSince: nil) {
-                            start = page.position
-                            await publish(Set(page.items.map(\.sessionID)))
-                            if !page.isPartial { break }
-                        }
-                        position = start
-                    } else {
-                        let end = try await reader.end()
-                        position = end == .start ? nil : end
-                    }
-                } catch {
-                    logger.warning("following the mirror for live updates failed", metadata: ["error": "\(error)"])
-                    position = nil
-                }
-                guard let next = await signal.change(after: generation) else { return }
-                generation = next
-            }
         }
     }
 }

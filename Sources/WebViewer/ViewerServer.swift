@@ -1,14 +1,17 @@
 import Bridge
+import Foundation
 import Hummingbird
 import HummingbirdTLS
 import Logging
 import NIOSSL
+import ServiceLifecycle
 
 /// The web viewer: a read-only view of the mirror in a browser, served on 127.0.0.1 by default.
 /// Pages are rendered by the server from the read model (`ViewerMirror`), with the templates of
 /// the HTML export; open pages follow the mirror through one follower of its change log
-/// (`LiveHub`). `ViewerGuard` stands before every route.
-public struct ViewerServer: Sendable {
+/// (`LiveHub`). `ViewerGuard` stands before every route. A `Service`: in a `ServiceGroup`, a
+/// signal shuts it down gracefully (the live streams end first, then the requests under way).
+public struct ViewerServer: Service {
     /// What the server serves, where, and to whom.
     public struct Configuration: Sendable {
         public var mirrorPath: String
@@ -54,7 +57,12 @@ public struct ViewerServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves until cancelled; `ready` gets the viewer's URL once it listens.
+    /// Serves until cancelled or shut down gracefully, printing the URL on standard output.
+    public func run() async throws {
+        try await run { url in FileHandle.standardOutput.write(Data("oa serve: the mirror \(configuration.mirrorPath) at \(url) (Ctrl-C stops)\n".utf8)) }
+    }
+
+    /// Serves until cancelled or shut down gracefully; `ready` gets the viewer's URL once it listens.
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
         let configuration = configuration
         let hub = LiveHub()
@@ -79,15 +87,19 @@ public struct ViewerServer: Sendable {
             },
             logger: logger
         )
-        try await withTaskCancellationHandler {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await app.run() }
-                group.addTask { await hub.follow(mirrorPath: configuration.mirrorPath, logger: logger) }
-                try await group.next()
-                group.cancelAll()
+        // Open event streams end first, so that nothing holds the server's end.
+        try await withGracefulShutdownHandler {
+            try await withTaskCancellationHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await app.run() }
+                    group.addTask { await hub.follow(mirrorPath: configuration.mirrorPath, logger: logger) }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            } onCancel: {
+                Task { await hub.finish() }
             }
-        } onCancel: {
-            // Open event streams end first, so that nothing holds the server's end.
+        } onGracefulShutdown: {
             Task { await hub.finish() }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Primitives
+import ToolSupport
 
 /// One HTTP/1.1 request written byte for byte on a socket to 127.0.0.1 (a `Host` of the test's
 /// choosing, which URLSession would not send), its answer read to the end, on a thread of its
@@ -34,24 +35,17 @@ public enum RawHTTP {
     }
 
     private static func exchange(port: Int, request: [UInt8]) -> Result<Data, Failed> {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return .failure(Failed(description: "socket: errno \(errno)")) }
-        defer { close(descriptor) }
-        var limit = timeval(tv_sec: 20, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let descriptor: Int32
+        do {
+            descriptor = try LoopbackSocket.connect(port: port, receiveTimeout: 20)
+        } catch {
+            return .failure(Failed(description: error.description))
         }
-        guard connected == 0 else { return .failure(Failed(description: "connect to 127.0.0.1:\(port): errno \(errno)")) }
-        var sent = 0
-        while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { return .failure(Failed(description: "send: errno \(errno)")) }
-            sent += count
+        defer { close(descriptor) }
+        do {
+            try LoopbackSocket.send(request, on: descriptor)
+        } catch {
+            return .failure(Failed(description: error.description))
         }
         var answer = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)

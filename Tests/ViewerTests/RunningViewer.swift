@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import Logging
+import NIOSSL
 import Primitives
 import TestSupport
 import WebViewer
@@ -15,10 +16,11 @@ struct RunningViewer {
         var description: String
     }
 
-    static func with<T>(mirror: String, redacts: Bool = true, token: String? = nil,
+    static func with<T>(mirror: String, redacts: Bool = true, token: String? = nil, tls: TLSConfiguration? = nil,
                         _ body: (RunningViewer) async throws -> T) async throws -> T {
         var configuration = ViewerServer.Configuration(mirrorPath: mirror, port: 0, redacts: redacts)
         configuration.token = token.flatMap(BridgeToken.init)
+        configuration.tls = tls
         let server = ViewerServer(configuration: configuration, logger: Logger(label: "viewer-test"))
         let ready = OneShot<String>()
         let failed = OneShot<String>()

@@ -1,6 +1,9 @@
 import Foundation
+import NIOSSL
+@testable import ReplProgram
 import Testing
 import TestSupport
+import ToolSupport
 
 /// What stands before every route, over raw sockets to the real server: a foreign `Host` gets 421
 /// on every path, whatever a proxy's headers claim; every answer carries the policy headers and
@@ -85,6 +88,43 @@ struct ViewerGuardTests {
             #expect(signedIn.status == 200 && signedIn.body.contains("Plain session"), "\(signedIn.status) with \(pair)")
             #expect(try await viewer.get("/", headers: [("Cookie", pair + "x")]).status == 401)
             #expect(try await viewer.get("/?token=\(token)").status == 401, "a token in a URL signs nothing in")
+        }
+    }
+
+    @Test("served with TLS: a browser speaking HTTPS gets the sign-in page; plain HTTP gets no page")
+    func tls() async throws {
+        let mirror = try ViewerFixture(canary: 9)
+        let directory = try TemporaryDirectory()
+        let certificate = directory.path("viewer.pem"), key = directory.path("viewer-key.pem")
+        let made = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", certificate,
+        ])
+        try #require(made.status == 0, "openssl could not make a certificate: \(made.standardError)")
+        let tls = TLSConfiguration.makeServerConfiguration(certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+                                                           privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+        try await RunningViewer.with(mirror: mirror.path, token: "tls-token-\(UUID().uuidString)", tls: tls) { viewer in
+            #expect(viewer.url.hasPrefix("https://127.0.0.1:"))
+            let request = "GET /status HTTP/1.1\r\nHost: 127.0.0.1:\(viewer.port)\r\nConnection: close\r\n\r\n"
+            let answer = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/openssl"),
+                                                  ["s_client", "-connect", "127.0.0.1:\(viewer.port)", "-quiet"],
+                                                  input: Data(request.utf8), timeout: .seconds(60))
+            #expect(answer.standardOutput.hasPrefix("HTTP/1.1 401"), "\(answer.standardOutput.prefix(300)) \(answer.standardError.suffix(300))")
+            #expect(answer.standardOutput.contains(#"action="/sign-in""#) && !answer.standardOutput.contains("Mirror <code>"))
+            let plain = try? await viewer.get("/status")
+            #expect(plain.map { !$0.body.contains("<html") } ?? true, "no page over plain HTTP")
+        }
+    }
+
+    @Test("oa-repl serve refuses to listen beyond loopback without TLS and a token file (64), and a bad port")
+    func listenBeyondLoopback() throws {
+        for arguments in [["--listen", "0.0.0.0"], ["--listen", "192.168.1.5", "--token-file", "/dev/null"],
+                          ["--listen", "0.0.0.0", "--tls-cert", "c.pem", "--tls-key", "k.pem"], ["--tls-cert", "c.pem"], ["--port", "70000"]] {
+            #expect(throws: (any Error).self, "\(arguments)") { try ServeCommand.parse(arguments) }
+        }
+        for arguments in [[], ["--listen", "127.0.0.1"], ["--listen", "::1", "--port", "0"], ["--listen", "localhost"],
+                          ["--listen", "0.0.0.0", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--token-file", "t"]] {
+            #expect(throws: Never.self, "\(arguments)") { _ = try ServeCommand.parse(arguments) }
         }
     }
 }

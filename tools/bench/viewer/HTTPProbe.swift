@@ -21,33 +21,16 @@ struct HTTPProbe {
             answer += buffer[..<count]
         }
         let text = String(decoding: answer, as: UTF8.self)
-        guard text.hasPrefix("HTTP/1.1 200") else { throw BenchmarkFailure("GET \(path): \(text.prefix(300))") }
+        guard text.hasPrefix("HTTP/1.1 2") else { throw BenchmarkFailure("GET \(path): \(text.prefix(300))") }
         return ((ContinuousClock.now - start).seconds * 1000, text)
     }
 
     static func connect(port: Int) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var limit = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard descriptor >= 0, connected == 0 else { throw BenchmarkFailure("cannot connect to the viewer on 127.0.0.1:\(port): errno \(errno)") }
-        return descriptor
+        try LoopbackSocket.connect(port: port, receiveTimeout: 30)
     }
 
     static func send(_ text: String, on descriptor: Int32) throws {
-        let bytes = Array(text.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { throw BenchmarkFailure("send to the viewer: errno \(errno)") }
-            sent += count
-        }
+        try LoopbackSocket.send(Array(text.utf8), on: descriptor)
     }
 }
 

@@ -15,7 +15,7 @@ enum HTMLTemplates {
     /// The policy of the index: the page's policy, and exactly the filter's script.
     static let indexPolicy = pagePolicy + "; script-src '\(scriptHash(filterScript))'"
 
-    /// `sha256-<base64>` of `script`, as a CSP source.
+    /// `sha256-<base64>` of `script` (or of a style sheet), as a CSP source.
     static func scriptHash(_ script: String) -> String {
         "sha256-" + Data(SHA256.hash(data: Data(script.utf8))).base64EncodedString()
     }
