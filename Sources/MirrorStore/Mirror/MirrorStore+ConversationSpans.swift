@@ -64,3 +64,29 @@ extension MirrorStore {
         return 0
     }
 }
+
+extension MirrorStore {
+    /// The ordinals (first, last) of the first `limit` entries of `kind` in the session
+    /// `sessionID`: its first messages of a kind, whole, found without reading the events
+    /// between them (a session's title is its first prompt's line).
+    public func entrySpans(sessionID: String, kind: String, limit: Int) throws -> [(first: Int64, last: Int64)] {
+        try database.query(
+            """
+            SELECT first_ordinal, last_ordinal FROM entries
+            WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?1) AND kind = ?2
+            ORDER BY first_ordinal LIMIT ?3
+            """,
+            [sessionID, kind, limit]
+        ) { (first: $0.int64(0), last: $0.int64(1)) }
+    }
+}
+
+extension MirrorStore {
+    /// Whether any entry of the session `sessionID` was derived: its opening then is (entries are
+    /// derived in the order of the events).
+    public func hasEntries(sessionID: String) throws -> Bool {
+        try database.scalarInt64(
+            "SELECT EXISTS (SELECT 1 FROM entries WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?1))", [sessionID]
+        ) == 1
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Bridge
 import MirrorStore
 
 /// A session's title, by one rule for every view: the title its desktop's session list gives (a
@@ -12,7 +13,16 @@ package enum SessionTitle {
     package static func of(_ session: SessionSummary, store: MirrorStore) throws -> String? {
         if let title = session.title?.nilIfEmpty { return title }
         if let title = try store.agentTitle(sessionID: session.sessionID)?.nilIfEmpty { return title }
-        // The opening of the session, read further only when it holds wrappers alone.
+        // The person's first messages, each read whole from its entry: no other event is read (a
+        // list of sessions asks this for each row). Once the session's opening is derived into
+        // entries, they are the answer, a prompt or none.
+        let user = UpdateKind.userMessageChunk.rawValue
+        for span in try store.entrySpans(sessionID: session.sessionID, kind: user, limit: promptEntryLimit) {
+            let events = try store.timeline(sessionID: session.sessionID, range: TimelineRange(fromOrdinal: span.first, throughOrdinal: span.last))
+            if let prompt = firstPrompt(of: Conversation(events: events.filter { $0.kind == user })) { return prompt }
+        }
+        if try store.hasEntries(sessionID: session.sessionID) { return nil }
+        // Not derived yet: the opening of the session, read further only when it holds wrappers alone.
         for limit in promptSearchLimits {
             let events = try store.timeline(sessionID: session.sessionID, range: TimelineRange(limit: limit))
             if let prompt = firstPrompt(of: Conversation(events: events)) { return prompt }
@@ -20,6 +30,9 @@ package enum SessionTitle {
         }
         return nil
     }
+
+    /// How many of a session's first messages of the person are read for its first prompt.
+    private static let promptEntryLimit = 32
 
     /// How many of a session's first events are read for its first prompt, at each try.
     private static let promptSearchLimits = [50, 400]

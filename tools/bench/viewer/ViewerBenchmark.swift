@@ -101,7 +101,7 @@ struct ViewerBenchmark: ParsableCommand {
         let spread = Percentiles(times)
         let ratio = baseline.map { String(format: "%.1f×", spread.p50 / $0) } ?? "1×"
         print("| \(label) | " + String(format: "%.2f ms | %.2f ms | %.2f ms | ", spread.p50, spread.p99, spread.max) +
-              "\(ratio) | \(bytes / requests >> 10) KiB |")
+              "\(ratio) | \((bytes / requests) >> 10) KiB |")
         return spread.p50
     }
 
