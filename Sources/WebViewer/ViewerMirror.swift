@@ -64,23 +64,26 @@ actor ViewerMirror {
         }
     }
 
-    /// The search page for `query` (the form alone when it is empty).
-    func searchPage(query: String, limit: Int = 50) throws(CommandError) -> String {
+    /// The search page for `query` (the form alone when it is empty): its `limit` most relevant
+    /// hits, with a link to more when there are more.
+    func searchPage(query: String, limit: Int) throws(CommandError) -> String {
         guard !query.trimmingCharacters(in: .whitespaces).isEmpty else {
-            return try ViewerPages.search(query: "", page: nil, error: nil, unredacted: unredacted)
+            return try ViewerPages.search(query: "", page: nil, limit: limit, error: nil, unredacted: unredacted)
         }
         do {
             return try reading { _ in
                 let request = try SearchRequest(query: query, options: .none, context: context)
                 let leavesOutputOut = !request.filter.everywhere && request.filter.kind == nil && request.expression.places.isEmpty
-                let page = try context.views().searchPage(request.expression, filter: request.filter, limit: limit,
+                // One hit more than shown tells whether there are more.
+                let page = try context.views().searchPage(request.expression, filter: request.filter, limit: limit + 1,
                                                           markers: ViewerPages.snippetMarkers, leavesOutputOut: leavesOutputOut, titled: true)
-                return try ViewerPages.search(query: query, page: page, error: nil, unredacted: unredacted)
+                return try ViewerPages.search(query: query, page: page, limit: limit, error: nil, unredacted: unredacted)
             }
         } catch .badArguments(let problem) {
-            return try ViewerPages.search(query: query, page: nil, error: problem, unredacted: unredacted)
+            return try ViewerPages.search(query: query, page: nil, limit: limit, error: problem, unredacted: unredacted)
         } catch .unknownSession(let prefix) {
-            return try ViewerPages.search(query: query, page: nil, error: "No session has an id that starts with \(prefix).", unredacted: unredacted)
+            return try ViewerPages.search(query: query, page: nil, limit: limit, error: "No session has an id that starts with \(prefix).",
+                                          unredacted: unredacted)
         }
     }
 

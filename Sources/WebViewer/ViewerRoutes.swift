@@ -23,8 +23,10 @@ enum ViewerRoutes {
             return try await page(unredacted) { () throws(CommandError) in try await mirror.sessionPage(id, at: position, fragment: true) }
         }
         router.get("/search") { request, _ in
-            let query = FormValues(request.uri.query)["q"] ?? ""
-            return try await page(unredacted) { () throws(CommandError) in try await mirror.searchPage(query: query) }
+            let form = FormValues(request.uri.query)
+            let query = form["q"] ?? ""
+            let limit = Int(form.integer("limit", in: 1...Int64(ViewerPages.searchLimits.upperBound)) ?? Int64(ViewerPages.searchLimits.lowerBound))
+            return try await page(unredacted) { () throws(CommandError) in try await mirror.searchPage(query: query, limit: limit) }
         }
         router.get("/status") { _, _ in
             try await page(unredacted) { () throws(CommandError) in try await mirror.statusPage() }

@@ -75,6 +75,14 @@ struct ViewerPagesTests {
             #expect(hostile.body.contains("[REDACTED:aws_access_key"), "snippets redacted")
             let bad = try await viewer.get("/search?q=since:notadate")
             #expect(bad.status == 200 && bad.body.contains(#"class="error""#))
+            let first = try await viewer.get("/search?q=reader")
+            #expect(first.body.components(separatedBy: #"<li class="hit">"#).count - 1 == 20, "20 hits at first")
+            guard let more = first.body.firstMatch(of: /<a rel="next" href="([^"]+)">More hits/) else {
+                Issue.record("no link to more hits")
+                return
+            }
+            let second = try await viewer.get(String(more.1).replacing("&amp;", with: "&"))
+            #expect(second.body.components(separatedBy: #"<li class="hit">"#).count - 1 == 40, "20 more")
             let phrase = try await viewer.get("/search?q=%22linker+cannot%22")
             #expect(phrase.body.contains("<mark>"), "a form's + is a space, a quoted phrase searched")
         }

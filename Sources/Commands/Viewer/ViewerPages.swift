@@ -85,9 +85,15 @@ public enum ViewerPages {
         try HTMLTemplates.render(EntriesFragmentView(entries: entryViews(window), viewer: viewer(window, chrome: nil)))
     }
 
-    /// The search page: the form alone without `query`; its hits, or what is wrong with it.
-    public static func search(query: String, page: SearchPage?, error: String?, unredacted: Bool) throws(CommandError) -> String {
-        let hits = page?.hits ?? []
+    /// How many hits the search page shows at first, and at most (`?limit=`): each "more" shows
+    /// as many again.
+    public static let searchLimits = 20...500
+
+    /// The search page: the form alone without `query`; its first `limit` hits (and a link to more
+    /// when `page` holds one more), or what is wrong with it.
+    public static func search(query: String, page: SearchPage?, limit: Int, error: String?, unredacted: Bool) throws(CommandError) -> String {
+        let hits = (page?.hits ?? []).prefix(limit)
+        let hasMore = (page?.hits.count ?? 0) > limit && limit < searchLimits.upperBound
         let view = SearchPageView(
             chrome: ViewerChrome(unredacted: unredacted, query: query),
             title: query.isEmpty ? "Search" : "Search: \(query)",
@@ -97,7 +103,8 @@ public enum ViewerPages {
                       title: hit.title.isEmpty ? "Session \(hit.sessionID)" : hit.title, sessionID: hit.sessionID, kind: hit.kind,
                       time: hit.time?.iso8601, snippetHTML: marked(hit.snippet))
             },
-            summary: summary(hits: hits.count, inToolOutput: page?.inToolOutput ?? 0)
+            summary: summary(hits: hits.count, more: hasMore, inToolOutput: page?.inToolOutput ?? 0),
+            more: hasMore ? "/search?q=\(encoded(query))&limit=\(min(searchLimits.upperBound, limit + searchLimits.lowerBound))" : nil
         )
         return try HTMLTemplates.render(view)
     }
@@ -188,8 +195,9 @@ public enum ViewerPages {
         return html
     }
 
-    private static func summary(hits: Int, inToolOutput: Int) -> String {
-        var text = hits == 0 ? "No entry matches." : "\(hits) entr\(hits == 1 ? "y" : "ies"), the most relevant first."
+    private static func summary(hits: Int, more: Bool, inToolOutput: Int) -> String {
+        var text = hits == 0 ? "No entry matches."
+            : more ? "The \(hits) most relevant entries, more below." : "\(hits) entr\(hits == 1 ? "y" : "ies"), the most relevant first."
         if inToolOutput > 0 { text += " Tool output holds \(inToolOutput) more: add in:output to search it." }
         return text
     }

@@ -73,6 +73,7 @@ enum ViewerTemplates {
         <li class="hit"><a href="{{href}}">{{title}}</a> <span class="call">{{kind}}{{#time}} · <time>{{time}}</time>{{/time}}</span><br><span class="snippet">{{{snippetHTML}}}</span><br><code>{{sessionID}}</code></li>
         {{/hits}}
         </ol>
+        {{#more}}<p class="more"><a rel="next" href="{{more}}">More hits</a></p>{{/more}}
         """
 
     private static let status = """

@@ -55,6 +55,8 @@ struct SearchPageView: HTMLTemplateContext {
     var error: String?
     var hits: [Hit]
     var summary: String
+    /// The same search with more hits, when there are more.
+    var more: String?
 
     struct Hit {
         var href: String
