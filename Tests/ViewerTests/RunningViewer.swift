@@ -33,8 +33,9 @@ struct RunningViewer {
             failed.settle("the server stopped")
         }
         defer { task.cancel() }
-        guard let url = await ready.value(within: .seconds(30)) else {
-            throw NotReady(description: "the viewer did not listen within 30 s: \(await failed.value(within: .seconds(1)) ?? "")")
+        // Generous: in a parallel run the pool may be busy with other tests' fixtures for a while.
+        guard let url = await ready.value(within: .seconds(90)) else {
+            throw NotReady(description: "the viewer did not listen within 90 s: \(await failed.value(within: .seconds(1)) ?? "")")
         }
         let viewer = RunningViewer(url: url, port: Int(url.split(separator: ":").last?.filter(\.isNumber) ?? "") ?? 0)
         let result = try await body(viewer)

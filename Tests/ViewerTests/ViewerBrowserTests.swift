@@ -9,9 +9,9 @@ import TestSupport
 @Suite("the web viewer in a real browser", .serialized, .startsPrograms(endsWithin: .seconds(300)))
 struct ViewerBrowserTests {
     /// Runs `body` with a browser and the viewer on the fixture's mirror.
-    private func withBrowser(canary: Int = 9, _ body: (WebDriver, RunningViewer, ViewerFixture) async throws -> Void) async throws {
+    private func withBrowser(canary: Int = 9, longTurns: Int = 60, _ body: (WebDriver, RunningViewer, ViewerFixture) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
-        let mirror = try ViewerFixture(canary: canary)
+        let mirror = try ViewerFixture(canary: canary, longTurns: longTurns)
         let browser = try await WebDriver.start(profile: directory)
         do {
             try await RunningViewer.with(mirror: mirror.path) { viewer in try await body(browser, viewer, mirror) }
@@ -61,7 +61,7 @@ struct ViewerBrowserTests {
 
     @Test("a long session loads as it is scrolled, both ways, and the page never holds more than 5,000 elements")
     func scrolling() async throws {
-        try await withBrowser { browser, viewer, _ in
+        try await withBrowser(longTurns: 300) { browser, viewer, _ in
             try await browser.open(viewer.url + "sessions/\(ViewerFixture.longSessionID)")
             try await ready(browser)
             var largest = 0

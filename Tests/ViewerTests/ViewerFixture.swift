@@ -15,9 +15,9 @@ struct ViewerFixture {
 
     static let plainSessions = 30
     static let longSessionID = "LONG-5E55-0000-4000-8000-000000000001"
-    /// The long session's turns: a prompt, a streamed reply and a tool call each; enough that
-    /// the page scrolled through it would pass 5,000 elements if it kept every part.
-    static let longTurns = 300
+    /// The long session's turns: a prompt, a streamed reply and a tool call each (300 for the
+    /// browser's scrolling: enough that a page that kept every part would pass 5,000 elements).
+    let longTurns: Int
     /// A word only the long session's last reply holds.
     static let searchWord = "zanzibarquux"
     static let awsKey = "AKIAQ3EGRTYB7CUVWXYZ"
@@ -33,7 +33,8 @@ struct ViewerFixture {
             + #"<img src="http://127.0.0.1:\#(canary)/\#(place).png" onerror="document.title='pwned by \#(place) onerror'">"#
     }
 
-    init(canary: Int) throws {
+    init(canary: Int, longTurns: Int = 60) throws {
+        self.longTurns = longTurns
         fixture = try MirrorFixture()
         var time: Int64 = 1_730_000_000_000
         var events: [NewEvent] = []
@@ -62,11 +63,11 @@ struct ViewerFixture {
             streamed(id, "agent_message_chunk", "Because the linker cannot find the library number \(index).", seed: index)
         }
         records.append(SessionRecord(sessionID: Self.longSessionID, title: "A long session", mode: "claude-code", lastTS: time + 1_000))
-        for turn in 0..<Self.longTurns {
+        for turn in 0..<longTurns {
             chunk(Self.longSessionID, "user_message_chunk", "Turn \(turn): go on with the refactoring of the reader.")
             streamed(Self.longSessionID, "agent_message_chunk",
                      "Turn \(turn) done: " + String(repeating: "the reader now keeps its buffer bounded. ", count: 8)
-                        + (turn == Self.longTurns - 1 ? Self.searchWord : ""), seed: 1_000 + turn)
+                        + (turn == longTurns - 1 ? Self.searchWord : ""), seed: 1_000 + turn)
             add(Self.longSessionID, ["sessionUpdate": "tool_call", "toolCallId": .string("call-\(turn)"), "title": "Bash", "kind": "execute",
                                      "status": "completed", "rawInput": ["command": "swift test"]], kind: "tool_call", text: "Bash")
         }

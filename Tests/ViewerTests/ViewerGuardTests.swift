@@ -8,7 +8,7 @@ import ToolSupport
 /// What stands before every route, over raw sockets to the real server: a foreign `Host` gets 421
 /// on every path, whatever a proxy's headers claim; every answer carries the policy headers and
 /// no CORS header; beyond loopback's trust, a token signs a browser in for a cookie.
-@Suite("the web viewer's guard, over raw sockets")
+@Suite("the web viewer's guard, over raw sockets", .serialized)
 struct ViewerGuardTests {
     /// Every route, static and unknown paths included.
     static let paths = ["/", "/?page=2", "/sessions/\(ViewerFixture.longSessionID)", "/sessions/\(ViewerFixture.longSessionID)/entries?from=10",

@@ -6,7 +6,7 @@ import TestSupport
 /// The viewer's pages as the server renders them (scripts off): the sessions list and its paging,
 /// a long session opened a part at a time, search hits opening at their entry, status, secrets;
 /// every planted payload escaped, secrets redacted unless asked.
-@Suite("the web viewer's pages")
+@Suite("the web viewer's pages", .serialized)
 struct ViewerPagesTests {
     @Test("the sessions, newest first, a hundred a page, filtered by title and desktop")
     func sessions() async throws {
@@ -45,7 +45,7 @@ struct ViewerPagesTests {
             }
             #expect(parts > 2, "a session of \(anchors.count) entries opens in parts")
             #expect(anchors == anchors.sorted() && Set(anchors).count == anchors.count, "every entry once, in order")
-            #expect(anchors.count == ViewerFixture.longTurns * 3, "each turn: a prompt, a reply joined from its chunks, a tool call")
+            #expect(anchors.count == mirror.longTurns * 3, "each turn: a prompt, a reply joined from its chunks, a tool call")
             let fragment = try await viewer.get(base + "/entries?from=0")
             #expect(fragment.body.contains(#"<section id="e-0""#) && !fragment.body.contains("<nav"), "a part alone, for the script")
             let before = try await viewer.get(base + "/entries?before=\(anchors[60])")

@@ -18,6 +18,12 @@ final class ServedViewer {
         var line = Data()
         let reader = output.fileHandleForReading
         while !line.contains(0x0A) {
+            // At most 30 s for each part of the line.
+            var ready = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 30_000) == 1 else {
+                process.terminate()
+                throw BenchmarkFailure("oa-repl serve printed no URL within 30 s")
+            }
             let chunk = reader.availableData
             guard !chunk.isEmpty else { throw BenchmarkFailure("oa-repl serve ended before it printed its URL") }
             line.append(chunk)
