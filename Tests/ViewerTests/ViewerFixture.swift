@@ -42,8 +42,10 @@ struct ViewerFixture {
             time += 1_000
             events.append(NewEvent(sessionID: sessionID, timestamp: time, kind: kind, text: text, updateJSON: JSONWriter.bytes(of: json)))
         }
-        func chunk(_ sessionID: String, _ kind: String, _ text: String) {
-            add(sessionID, ["sessionUpdate": .string(kind), "content": ["type": "text", "text": .string(text)]], kind: kind, text: text)
+        /// A chunk in standard ACP's encoding, or (`desktop`) in the desktop's, its block nested once more.
+        func chunk(_ sessionID: String, _ kind: String, _ text: String, desktop: Bool = false) {
+            let block: JSONValue = ["type": "text", "text": .string(text)]
+            add(sessionID, ["sessionUpdate": .string(kind), "content": desktop ? ["content": block] : block], kind: kind, text: text)
         }
         /// `text` streamed as a desktop streams it: cut anywhere into pieces of 1 to 6 characters.
         func streamed(_ sessionID: String, _ kind: String, _ text: String, seed: Int) {
@@ -59,7 +61,7 @@ struct ViewerFixture {
         for index in 0..<Self.plainSessions {
             let id = String(format: "PLAIN-%04d-4000-8000-000000000000", index)
             records.append(SessionRecord(sessionID: id, title: "Plain session \(index)", mode: "claude-code", lastTS: time + Int64(index)))
-            chunk(id, "user_message_chunk", "Question \(index): why does the build fail?")
+            chunk(id, "user_message_chunk", "Question \(index): why does the build fail?", desktop: index % 2 == 0)
             streamed(id, "agent_message_chunk", "Because the linker cannot find the library number \(index).", seed: index)
         }
         records.append(SessionRecord(sessionID: Self.longSessionID, title: "A long session", mode: "claude-code", lastTS: time + 1_000))
