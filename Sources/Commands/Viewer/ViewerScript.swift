@@ -59,6 +59,7 @@ enum ViewerScript {
         const more = async (a) => {
           if (busy || !a.isConnected) return;
           busy = true;
+          let loaded = false;
           try {
             const later = a.classList.contains("later");
             const fragment = await parse(a.dataset.fragment);
@@ -66,7 +67,14 @@ enum ViewerScript {
             if (later) a.parentElement.before(...sections); else a.parentElement.after(...sections);
             setLink(later ? "later" : "earlier", startOf(fragment, later ? "later" : "earlier"));
             trim(later);
+            loaded = true;
           } finally { busy = false; }
+          // A link still in reach (its intersection came while this load ran) loads on; a load
+          // that failed waits for the next scroll.
+          for (const next of loaded ? main.querySelectorAll("a.more[data-fragment]") : []) {
+            const r = next.getBoundingClientRect();
+            if (r.top < innerHeight + 600 && r.bottom > -600) { more(next); break; }
+          }
         };
         const observer = main && "IntersectionObserver" in window
           ? new IntersectionObserver((seen) => { for (const e of seen) if (e.isIntersecting) more(e.target); }, { rootMargin: "600px" })
