@@ -66,6 +66,17 @@ struct ManPageTests {
         #expect(outcome.standardOutput.contains("EXAMPLES"))
     }
 
+    /// Debian's lintian fails a package whose page man-db's whatis cannot parse (`bad-whatis-entry`).
+    @Test("whatis reads each page's name as one word and its description",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/lexgrog")), arguments: programs)
+    func whatisReadsTheName(program: String) async throws {
+        let path = Repository.root.appending(path: "docs/man/\(program).1").path
+        let outcome = try await ProgramRun.run(URL(fileURLWithPath: "/usr/bin/lexgrog"), [path],
+                                               environment: ["LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"])
+        #expect(outcome.status == 0, "lexgrog \(program).1: \(outcome.standardOutput)\(outcome.standardError)")
+        #expect(outcome.standardOutput.hasPrefix("\(path): \"\(program) - "), "lexgrog \(program).1: \(outcome.standardOutput)")
+    }
+
     private static func page(_ program: String) async throws -> String {
         try String(contentsOf: Repository.root.appending(path: "docs/man/\(program).1"), encoding: .utf8)
     }
