@@ -167,7 +167,7 @@ public actor SyncEngine {
     ///   once no bridge is left.
     public func run() async throws {
         // Best effort (a failure stops nothing): followers away longer read the mirror afresh.
-        try? store.pruneChangeLog(olderThan: Self.changeLogRetention)
+        _ = try? store.pruneChangeLog(olderThan: Self.changeLogRetention)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for link in links {
                 let id = link.id

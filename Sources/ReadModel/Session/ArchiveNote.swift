@@ -7,7 +7,7 @@ package enum ArchiveNote {
     package static func line(session: SessionSummary, events: [TimelineEvent]) -> String? {
         let desktop = session.desktop.map { "desktop \($0)" } ?? "desktop"
         if let gone = session.goneAt {
-            return "No longer on its \(desktop) (noticed \(Timestamp(milliseconds: gone).iso8601 ?? "-")): kept in the mirror."
+            return "No longer on its \(desktop) (noticed \(Timestamp(milliseconds: gone).iso8601)): kept in the mirror."
         }
         let goneOrdinals = events.filter { $0.goneAt != nil }.map(\.ordinal)
         guard !goneOrdinals.isEmpty else { return nil }
