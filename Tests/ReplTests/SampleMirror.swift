@@ -49,6 +49,7 @@ enum SampleMirror {
         let directory = try TemporaryDirectory()
         let keep = directory.url.deletingLastPathComponent().appending(path: "oa-repl-sample-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
+        removeAtExit(keep)
         let simulator = try await SimulatorProcess(flavor: "cursor", database: try SimulatorProcess.sampleDatabase(in: directory))
         let mirror = keep.appending(path: "mirror.sqlite").path
         let outcome = try await ProgramRun.run(BuildProducts.executable("oa-sync"),
@@ -56,6 +57,22 @@ enum SampleMirror {
         guard outcome.status == 0 else { throw SampleError.syncFailed(outcome.standardError) }
         await simulator.kill()
         return mirror
+    }
+
+    /// The directories of the mirrors made in this run, removed as the test process exits (the
+    /// mirror outlives every test, so no test's directory may hold it).
+    private static let made = Mutex<[URL]>([])
+
+    private static func removeAtExit(_ directory: URL) {
+        let isFirst = made.withLock { made in
+            made.append(directory)
+            return made.count == 1
+        }
+        if isFirst {
+            atexit {
+                for directory in SampleMirror.made.withLock({ $0 }) { try? FileManager.default.removeItem(at: directory) }
+            }
+        }
     }
 
     enum SampleError: Error {
