@@ -53,7 +53,7 @@ enum HTMLTemplates {
     /// - Throws: `CommandError.internalError` when the library has no such template: a page
     ///   rendered empty would be written as if it were the session.
     static func render<View: HTMLTemplateContext>(_ view: View) throws(CommandError) -> String {
-        guard let html = library.render(view, withTemplate: View.template.rawValue) else {
+        guard let html = library.render(TemplateFields(view), withTemplate: View.template.rawValue) else {
             throw .internalError("the HTML template \(View.template.rawValue) is missing")
         }
         return html
