@@ -66,17 +66,18 @@ extension MirrorStore {
 }
 
 extension MirrorStore {
-    /// The ordinals (first, last) of the first `limit` entries of `kind` in the session
-    /// `sessionID`: its first messages of a kind, whole, found without reading the events
-    /// between them (a session's title is its first prompt's line).
-    public func entrySpans(sessionID: String, kind: String, limit: Int) throws -> [(first: Int64, last: Int64)] {
+    /// The ordinals (first, last) of the person's first `limit` messages in the session
+    /// `sessionID`, each whole, found by their own index without reading the entries or events
+    /// between them: a session's title is its first prompt's line, and lists ask it for each row.
+    /// (The kind is written in the query, not bound, for the planner to take the partial index.)
+    public func promptSpans(sessionID: String, limit: Int) throws -> [(first: Int64, last: Int64)] {
         try database.query(
             """
             SELECT first_ordinal, last_ordinal FROM entries
-            WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?1) AND kind = ?2
-            ORDER BY first_ordinal LIMIT ?3
+            WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?1) AND kind = 'user_message_chunk'
+            ORDER BY first_ordinal LIMIT ?2
             """,
-            [sessionID, kind, limit]
+            [sessionID, limit]
         ) { (first: $0.int64(0), last: $0.int64(1)) }
     }
 }

@@ -17,7 +17,7 @@ package enum SessionTitle {
         // list of sessions asks this for each row). Once the session's opening is derived into
         // entries, they are the answer, a prompt or none.
         let user = UpdateKind.userMessageChunk.rawValue
-        for span in try store.entrySpans(sessionID: session.sessionID, kind: user, limit: promptEntryLimit) {
+        for span in try store.promptSpans(sessionID: session.sessionID, limit: promptEntryLimit) {
             let events = try store.timeline(sessionID: session.sessionID, range: TimelineRange(fromOrdinal: span.first, throughOrdinal: span.last))
             if let prompt = firstPrompt(of: Conversation(events: events.filter { $0.kind == user })) { return prompt }
         }
