@@ -27,13 +27,16 @@ struct FetchedBatch: Sendable {
     /// (`PageSizer`).
     ///
     /// Two pages are asked for at a time (`PageRequests`): the bridge prepares one while the client
-    /// reads the other; a page of one event is asked alone.
+    /// reads the other; a page of one event is asked alone. With `maxBytes` (a bridge that offers
+    /// the budget), each page also ends once its updates reach that many bytes, so that a page
+    /// meeting a run of large events holds a few of them, not as many as the sizer guessed.
     ///
     /// - Throws: `PageRefused` when a page was over the client's message limit; the request's errors.
     static func fetchAll(
         from client: any BridgeConnection,
         since: Int64,
         pageSizer: PageSizer,
+        maxBytes: Int?,
         configuration: SyncConfiguration,
         into batches: BoundedBuffer<FetchedBatch>
     ) async throws {
@@ -43,7 +46,7 @@ struct FetchedBatch: Sendable {
         var sentCursor = since
         @Sendable func page(since: Int64, limit: Int) async throws -> HistoryChangesPage {
             do {
-                return try await client.historyChanges(since: since, limit: limit, timeout: nil)
+                return try await client.historyChanges(since: since, limit: limit, maxBytes: maxBytes, timeout: nil)
             } catch BridgeError.messageTooLarge(let size, let messageLimit) {
                 throw PageRefused(since: since, requested: limit, size: size, limit: messageLimit)
             }

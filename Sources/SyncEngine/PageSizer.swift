@@ -18,6 +18,12 @@ struct PageSizer: Sendable, Equatable {
 
     /// The bytes a page aims at.
     let targetBytes: Int
+
+    /// The byte budget a page is asked with when the bridge can stop a page by size (`max_bytes`):
+    /// twice the target, so that the sizer's guess ends most pages and the budget only those that
+    /// meet a run of events far larger than the ones before (a page cut short drops the page asked
+    /// ahead of it, which would start where this one did not reach).
+    var byteBudget: Int { 2 * targetBytes }
     /// The events the next page asks for.
     private(set) var size: Int
 

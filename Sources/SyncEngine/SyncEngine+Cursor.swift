@@ -36,11 +36,12 @@ extension SyncEngine {
         let batches = BoundedBuffer<FetchedBatch>(elementLimit: 1)
         let configuration = link.configuration
         let pageSizer = link.pageSizer
+        let maxBytes = await client.capabilities.historyMaxBytes ? pageSizer.byteBudget : nil
         var cursor = startCursor
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try await FetchedBatch.fetchAll(from: client, since: startCursor, pageSizer: pageSizer, configuration: configuration,
+                    try await FetchedBatch.fetchAll(from: client, since: startCursor, pageSizer: pageSizer, maxBytes: maxBytes, configuration: configuration,
                                                     into: batches)
                 }
                 for await batch in batches {

@@ -86,7 +86,7 @@ extension SyncEngine {
             guard let lastSeq = session.serverLastSeq, lastSeq > 0, lastSeq <= cursor else { continue }
             if try store.session(id: session.sessionID) == nil { return false }
         }
-        let page = try await client.historyChanges(since: cursor, limit: 1, timeout: nil)
+        let page = try await client.historyChanges(since: cursor, limit: 1, maxBytes: nil, timeout: nil)
         guard page.items.isEmpty && !page.hasMore && page.next <= cursor else { return true }
         for session in listed where (session.serverLastSeq ?? 0) > 0 {
             if (session.serverLastSeq ?? 0) >= cursor { return true }

@@ -81,6 +81,39 @@ struct BridgeClientTests {
         }
     }
 
+    @Test("max_bytes: a page ends with the event that reaches the budget, never empty; a bridge without the flag ignores it")
+    func pageByteBudget() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try SimulatorProcess.sampleDatabase(in: directory)
+        let offering = try await SimulatorProcess(flavor: "cursor", database: database)
+        let whole = try await BridgeClient.withConnection(to: offering.url, options: .forTests) { client in
+            #expect(await client.capabilities.historyMaxBytes)
+            let whole = try await client.historyChanges(since: 0, limit: 100)
+            #expect(whole.items.count == 100)
+            let sizes = whole.items.map(\.update.rawBytes.count)
+
+            let one = try await client.historyChanges(since: 0, limit: 100, maxBytes: 1)
+            #expect(one.items.map(\.seq) == [1], "a budget below the first event's size still gives that event")
+            #expect(one.next == 1 && one.hasMore)
+            // Past the second event's end by one byte: the third event crosses the budget and ends the page.
+            let three = try await client.historyChanges(since: 0, limit: 100, maxBytes: sizes[0] + sizes[1] + 1)
+            #expect(three.items == Array(whole.items.prefix(3)))
+            #expect(three.next == 3 && three.hasMore)
+            let exact = try await client.historyChanges(since: 3, limit: 100, maxBytes: sizes[3] + sizes[4])
+            #expect(exact.items.map(\.seq) == [4, 5], "the event that brings the page to the budget exactly ends it")
+            await #expect(throws: BridgeError.self) { try await client.call(BridgeMethod.historyChanges, params: ["since": 0, "max_bytes": 0]) }
+            return whole
+        }
+        await offering.kill()
+
+        let plain = try await SimulatorProcess(flavor: "cursor", database: database, extraArguments: ["--no-max-bytes"])
+        try await BridgeClient.withConnection(to: plain.url, options: .forTests) { client in
+            #expect(await !client.capabilities.historyMaxBytes)
+            let page = try await client.historyChanges(since: 0, limit: 100, maxBytes: 1)
+            #expect(page.items == whole.items, "max_bytes ignored")
+        }
+    }
+
     @Test("session methods behave like the desktop's, and their updates arrive", arguments: flavors)
     func sessionMethods(flavor: String) async throws {
         let directory = try TemporaryDirectory()

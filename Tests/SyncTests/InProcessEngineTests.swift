@@ -44,6 +44,35 @@ struct InProcessEngineTests {
                 "live events are searchable, in the message they continue")
     }
 
+    @Test("the page byte budget is asked for only from a desktop that offers it, and pages then stop at it", arguments: [true, false])
+    func pageBudgetOnlyWhenOffered(offered: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let desktop = ScriptedDesktop(flavor: .cursor(version: 2), offersMaxBytes: offered)
+        // Small events the pages grow on, then a run of large ones, then small ones again.
+        for index in 0..<3_000 { await desktop.store(session: "S\(index % 3)", text: "small \(index) ") }
+        let large = String(repeating: "x", count: 200_000)
+        for index in 0..<20 { await desktop.store(session: "L", text: "\(index) \(large)") }
+        for index in 0..<500 { await desktop.store(session: "S0", text: "after \(index) ") }
+        let engine = try engine(mirror, [desktop], changesPageSize: 100)
+        _ = try await engine.syncOnce()
+        await engine.finish()
+        try await expectMirrorHolds(desktop, mirror)
+
+        let asked = await desktop.changesAskedMaxBytes
+        #expect(!asked.isEmpty)
+        if offered {
+            let budget = try #require(asked.first ?? nil)
+            #expect(asked.allSatisfy { $0 == budget }, "every page asked with one budget: \(Set(asked))")
+            // A page holds the events below the budget and the one that reaches it, no more.
+            for (page, last) in await desktop.changesAnsweredBytes {
+                #expect(page - last < budget, "a page of \(page) bytes, its last event \(last), the budget \(budget)")
+            }
+        } else {
+            #expect(asked.allSatisfy { $0 == nil }, "no budget sent to a desktop that did not offer it")
+        }
+    }
+
     @Test("a catch-up defers the search index's merging and merges it once at its end; merging left deferred by a stopped run is merged by the next catch-up")
     func searchIndexMergedAfterCatchUp() async throws {
         let directory = try TemporaryDirectory()

@@ -3,6 +3,7 @@ import Foundation
 import FrontEndSupport
 import MirrorStore
 import SyncEngine
+import Synchronization
 import Testing
 import TestSupport
 
@@ -15,14 +16,15 @@ struct MessageSizeTests {
     static let limit = 256 << 10
 
     static func engine(_ mirror: String, _ url: String, limit: Int = Self.limit, timelineLimit: Int = 2 << 30,
-                       failedSessionRetry: Duration = .seconds(60), bytesPerTransaction: Int = 8 << 20) throws -> SyncEngine {
+                       failedSessionRetry: Duration = .seconds(60), bytesPerTransaction: Int = 8 << 20,
+                       observer: @escaping @Sendable (String, SyncEvent) -> Void = { _, _ in }) throws -> SyncEngine {
         var options = BridgeClientOptions.forTests
         options.maximumMessageSize = limit
         options.maximumTimelineSize = timelineLimit
         var configuration = SyncConfiguration(bridgeURL: url, clientOptions: options, changesPageSize: 2000)
         configuration.failedSessionRetry = failedSessionRetry
         configuration.bytesPerTransaction = bytesPerTransaction
-        return try SyncEngine(mirrorPath: mirror, configuration: configuration)
+        return try SyncEngine(mirrorPath: mirror, configuration: configuration, observer: observer)
     }
 
     /// A tool call's result of `bytes` bytes of output.
@@ -57,6 +59,41 @@ struct MessageSizeTests {
         // The pages refused along the way were said as such, not as the bridge closing.
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         #expect(try store.status()[SyncStatusKey.lastError] == nil)
+    }
+
+    @Test("a run of events each over a quarter of the message limit is mirrored whole, with the page budget and without",
+          arguments: ["--max-bytes", "--no-max-bytes"])
+    func runOfLargeEvents(budget: String) async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try await SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (4, 600),
+                                                   extraArguments: [budget])
+        // After 600 small events the pages have grown: the next one meets twelve of 100 KB, each
+        // over a quarter of the 256 KiB limit, so that no two pages of them fit in one message.
+        try await Self.addLargeSession(simulator.url, "LARGE", count: 12, bytes: 100_000)
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            _ = try await control.append("LARGE", (0..<50).map { ["sessionUpdate": "agent_message_chunk", "content": ["type": "text", "text": .string("after \($0) ")]] })
+            // Frames within the client's cap, so that a page over the limit is told as such.
+            try await control.call("set_frame_size", ["bytes": .number(Self.frameSize)])
+        }
+        let mirror = directory.path("mirror.sqlite")
+        let handshakes = Mutex(0)
+        let engine = try Self.engine(mirror, simulator.url) { _, event in
+            if case .stateChanged(.handshaking) = event { handshakes.withLock { $0 += 1 } }
+        }
+        let report = try await engine.syncOnce()
+        await engine.finish()
+        #expect(report.eventsWritten == (try simulatorHistory(simulator.databasePath)).count)
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.status()[SyncStatusKey.lastError] == nil)
+        // A page over the limit ends the connection. With the budget none was: one connection
+        // served every page. Without it, the pages that met the run were refused and asked again.
+        let connections = handshakes.withLock { $0 }
+        if budget == "--max-bytes" {
+            #expect(connections == 1)
+        } else {
+            #expect(connections > 1, "the run did not meet a page the sizer had grown: the test tests nothing")
+        }
     }
 
     @Test("an event alone over the message limit is named, with its size and the limit; what precedes it is mirrored")

@@ -36,6 +36,12 @@ public actor ScriptedDesktop {
     public private(set) var prompts: [(sessionID: String, text: String, clientMessageID: String?)] = []
     /// The `since` of every `history.changes` asked for.
     public private(set) var changesAskedSince: [Int64] = []
+    /// The `max_bytes` of every `history.changes` asked for (nil: none was sent).
+    public private(set) var changesAskedMaxBytes: [Int?] = []
+    /// The bytes of the updates of every `history.changes` page answered, and of its last one.
+    public private(set) var changesAnsweredBytes: [(page: Int, last: Int)] = []
+    /// Whether the cursor flavour offers the page byte budget (`history_max_bytes`) and honours it.
+    public private(set) var offersMaxBytes = false
     /// Connections opened so far.
     public private(set) var connectionsOpened = 0
     /// Prompts whose text holds this are refused (-32602), as a desktop refuses a bad prompt.
@@ -49,16 +55,18 @@ public actor ScriptedDesktop {
     private var open: [Int: ScriptedConnection] = [:]
     private let notificationLimit: Int
 
-    public init(flavor: Flavor, notificationLimit: Int = 64) {
+    public init(flavor: Flavor, notificationLimit: Int = 64, offersMaxBytes: Bool = false) {
         self.flavor = flavor
         self.notificationLimit = notificationLimit
+        self.offersMaxBytes = offersMaxBytes
     }
 
     public var capabilities: BridgeCapabilities {
         switch flavor {
         case .stock: BridgeCapabilities(protocolVersion: "0.2.2")
         case .cursor(let version):
-            BridgeCapabilities(protocolVersion: "0.2.2", historyCursor: version, historyID: version >= 2 ? historyID : nil, pipelining: true)
+            BridgeCapabilities(protocolVersion: "0.2.2", historyCursor: version, historyID: version >= 2 ? historyID : nil, pipelining: true,
+                               historyMaxBytes: offersMaxBytes)
         }
     }
 
@@ -158,12 +166,18 @@ public actor ScriptedDesktop {
         events.filter { $0.sessionID == session }.map { TimelineItem(sessionID: $0.sessionID, update: $0.update) }
     }
 
-    func changes(since: Int64, limit: Int) throws -> HistoryChangesPage {
+    func changes(since: Int64, limit: Int, maxBytes: Int?) throws -> HistoryChangesPage {
         guard flavor != .stock else { throw BridgeError.connectionClosed(reason: "a stock desktop does not answer history.changes") }
         changesAskedSince.append(since)
-        let items = events.drop { $0.seq <= since }.prefix(limit).map {
-            HistoryChange(seq: $0.seq, sessionID: $0.sessionID, ts: $0.ts, update: $0.update)
+        changesAskedMaxBytes.append(maxBytes)
+        var items: [HistoryChange] = []
+        var bytes = 0
+        for event in events.drop(while: { $0.seq <= since }).prefix(limit) {
+            items.append(HistoryChange(seq: event.seq, sessionID: event.sessionID, ts: event.ts, update: event.update))
+            bytes += event.update.rawBytes.count
+            if offersMaxBytes, let maxBytes, bytes >= maxBytes { break }
         }
+        changesAnsweredBytes.append((bytes, items.last?.update.rawBytes.count ?? 0))
         let next = items.last?.seq ?? since
         return HistoryChangesPage(items: items, next: next, hasMore: next < (events.last?.seq ?? 0))
     }
@@ -245,9 +259,9 @@ final class ScriptedConnection: BridgeConnection {
         return []
     }
 
-    func historyChanges(since: Int64, limit: Int, timeout: Duration?) async throws -> HistoryChangesPage {
+    func historyChanges(since: Int64, limit: Int, maxBytes: Int?, timeout: Duration?) async throws -> HistoryChangesPage {
         try checkOpen()
-        return try await desktop.changes(since: since, limit: limit)
+        return try await desktop.changes(since: since, limit: limit, maxBytes: maxBytes)
     }
 
     func historySessions(after cursor: String?, limit: Int) async throws -> HistorySessionsPage {

@@ -36,10 +36,14 @@ actor BridgeSimulator {
     /// (`history_id`), 1 does not.
     let historyCursorVersion: Int
 
-    init(flavor: Flavor, history: SimulatorHistory, historyCursorVersion: Int = 2, logger: Logger) {
+    /// Whether the cursor flavour offers the page byte budget (`history_max_bytes`, `max_bytes`).
+    let offersMaxBytes: Bool
+
+    init(flavor: Flavor, history: SimulatorHistory, historyCursorVersion: Int = 2, offersMaxBytes: Bool = true, logger: Logger) {
         self.flavor = flavor
         self.history = history
         self.historyCursorVersion = historyCursorVersion
+        self.offersMaxBytes = offersMaxBytes
         self.logger = logger
     }
 
@@ -185,6 +189,7 @@ actor BridgeSimulator {
         if flavor == .cursor {
             extensions += [JSONMember("history_cursor", .number(Int64(historyCursorVersion))), JSONMember("pipelining", true)]
             if historyCursorVersion >= 2 { extensions.append(JSONMember("history_id", .string(history.historyID))) }
+            if offersMaxBytes { extensions.append(JSONMember("history_max_bytes", true)) }
         }
         return [
             "protocol_version": "0.2.2",
@@ -224,17 +229,28 @@ actor BridgeSimulator {
         return JSONWriter.bytes(of: .array(items))
     }
 
+    /// A page of `tinyvex/history.changes`. With `max_bytes` (when the simulator offers it), the
+    /// page ends with the event whose update brings its updates' bytes to the budget: never empty.
     private func changes(_ params: JSONValue) throws -> [UInt8] {
         let since = max(params["since"]?.int64Value ?? 0, 0)
         let limit = Int(min(max(params["limit"]?.int64Value ?? 1000, 1), 5000))
+        var budget = Int.max
+        if offersMaxBytes, let maxBytes = params["max_bytes"] {
+            guard let value = maxBytes.int64Value, value >= 1 else {
+                throw JSONRPCError(code: -32602, message: "Invalid max_bytes: an integer of at least 1")
+            }
+            budget = Int(value)
+        }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + limit * 256)
+        bytes.reserveCapacity(64 + min(limit * 256, budget))
         bytes += #"{"items":["#.utf8
         var first = true
+        var updateBytes = 0
         let next = try history.changes(since: since, limit: limit) { event in
-            guard event.isJSON else { return }
+            guard event.isJSON else { return true }
+            updateBytes += event.updateJSON.count
+            defer { first = false }
             if !first { bytes.append(UInt8(ascii: ",")) }
-            first = false
             bytes += Self.seqKey
             Self.appendDecimal(event.seq, to: &bytes)
             bytes += Self.sessionIDKey
@@ -244,6 +260,7 @@ actor BridgeSimulator {
             bytes += Self.updateKey
             bytes += event.updateJSON
             bytes.append(UInt8(ascii: "}"))
+            return updateBytes < budget
         }
         let hasMore = next < history.lastSeq
         bytes += Array(#"],"next":\#(next),"has_more":\#(hasMore)}"#.utf8)

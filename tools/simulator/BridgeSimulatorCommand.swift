@@ -33,6 +33,9 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The history-cursor extension's version the cursor flavour speaks: 2 names the history (history_id, made when the history file is created), 1 does not.", valueName: "version"))
     var historyCursorVersion = 2
 
+    @Flag(inversion: .prefixedNo, help: "Offer the page byte budget of history.changes (history_max_bytes; a page stops once its updates reach max_bytes). --no-max-bytes serves pages as a bridge without it, ignoring max_bytes.")
+    var maxBytes = true
+
     @Option(help: ArgumentHelp("Port on 127.0.0.1 (0: any free port, printed when ready).", valueName: "port"))
     var port: Int = 9099
 
@@ -87,7 +90,7 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
             }
         }
         let simulator = BridgeSimulator(flavor: Flavor(rawValue: flavor) ?? .cursor, history: history,
-                                        historyCursorVersion: historyCursorVersion, logger: logger)
+                                        historyCursorVersion: historyCursorVersion, offersMaxBytes: maxBytes, logger: logger)
         let summary = await simulator.summary
         let flavorName = flavor
         let tls = try serverTLS()

@@ -186,13 +186,13 @@ final class SimulatorHistory {
     }
 
     /// Calls `body` with each event after `since`, in seq order, `limit` at most, read in place (a
-    /// page is written from them without a copy of each); returns the seq of the last one, or
-    /// `since` when there is none. SQLite's `json_valid` tells which updates are JSON, far cheaper
+    /// page is written from them without a copy of each), until `body` returns false (the page is
+    /// full); returns the seq of the last one it was called with, or `since` when there is none. SQLite's `json_valid` tells which updates are JSON, far cheaper
     /// than parsing each: RFC 8259 JSON on Debian's SQLite 3.40, as from 3.45 on; 3.42–3.44 also
     /// took JSON5.
-    func changes(since: Int64, limit: Int, _ body: (ChangeRow) -> Void) throws -> Int64 {
+    func changes(since: Int64, limit: Int, _ body: (ChangeRow) -> Bool) throws -> Int64 {
         var last = since
-        _ = try database.query(
+        try database.forEachRow(
             """
             SELECT event_id, session_id, ts, update_json, json_valid(update_json) FROM acp_events
             WHERE event_id > ? ORDER BY event_id LIMIT ?
@@ -200,7 +200,7 @@ final class SimulatorHistory {
             [since, limit]
         ) { row in
             last = row.int64(0)
-            row.withBytes(1) { sessionID in
+            return row.withBytes(1) { sessionID in
                 row.withBytes(3) { update in
                     body(ChangeRow(seq: last, ts: row.int64(2), isJSON: row.bool(4), sessionID: sessionID, updateJSON: update))
                 }

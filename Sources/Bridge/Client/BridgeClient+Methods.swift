@@ -35,13 +35,13 @@ extension BridgeClient {
         return try WireDecoding.threads(result, frame: frame)
     }
 
-    /// A page of the global history after `since` (history-cursor bridges).
-    public nonisolated func historyChanges(since: Int64, limit: Int = 1000, timeout: Duration? = nil) async throws -> HistoryChangesPage {
-        let (result, frame) = try await call(
-            BridgeMethod.historyChanges,
-            params: ["since": .number(since), "limit": .number(limit)],
-            timeout: timeout
-        )
+    /// A page of the global history after `since` (history-cursor bridges); `maxBytes`, the
+    /// page's byte budget, is sent when given (see `BridgeCapabilities.historyMaxBytes`).
+    public nonisolated func historyChanges(since: Int64, limit: Int = 1000, maxBytes: Int? = nil,
+                                           timeout: Duration? = nil) async throws -> HistoryChangesPage {
+        var params = [JSONMember("since", .number(since)), JSONMember("limit", .number(Int64(limit)))]
+        if let maxBytes { params.append(JSONMember("max_bytes", .number(Int64(maxBytes)))) }
+        let (result, frame) = try await call(BridgeMethod.historyChanges, params: .object(params), timeout: timeout)
         return try WireDecoding.changes(result, frame: frame, since: since)
     }
 

@@ -23,7 +23,9 @@ public protocol BridgeConnection: Sendable {
     /// A session's whole timeline; an answer over the message limit is read in parts.
     func sessionTimelineInParts(sessionID: String, timeout: Duration?) async throws -> TimelineAnswer
     func threads(topK: Int?) async throws -> [ThreadItem]
-    func historyChanges(since: Int64, limit: Int, timeout: Duration?) async throws -> HistoryChangesPage
+    /// A page of the history after `since`: `limit` events at most, and, when `maxBytes` is given
+    /// (only to a bridge that offers it), ending once its updates reach that many bytes.
+    func historyChanges(since: Int64, limit: Int, maxBytes: Int?, timeout: Duration?) async throws -> HistoryChangesPage
     func historySessions(after cursor: String?, limit: Int) async throws -> HistorySessionsPage
     func newSession() async throws -> String
     func prompt(sessionID: String, text: String, clientMessageID: String?) async throws -> PromptAccepted

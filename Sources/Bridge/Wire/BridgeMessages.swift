@@ -12,6 +12,9 @@ public struct BridgeCapabilities: Sendable, Equatable {
     public var historyID: String?
     /// True when several requests may be in flight on one connection.
     public var pipelining: Bool
+    /// True when `tinyvex/history.changes` takes `max_bytes`, a page's byte budget
+    /// (`history_max_bytes`); a bridge without it ignores the parameter.
+    public var historyMaxBytes: Bool
     public var agentName: String?
     public var agentVersion: String?
     public var workingDirectory: String?
@@ -27,16 +30,19 @@ public struct BridgeCapabilities: Sendable, Equatable {
         historyCursor = extensions?["history_cursor"]?.int64Value.map(Int.init)
         historyID = extensions?["history_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         pipelining = extensions?["pipelining"]?.boolValue ?? false
+        historyMaxBytes = extensions?["history_max_bytes"]?.boolValue ?? false
         agentName = result["agent_info"]?["name"]?.stringValue
         agentVersion = result["agent_info"]?["version"]?.stringValue
         workingDirectory = result["_meta"]?["working_directory"]?.stringValue
     }
 
-    public init(protocolVersion: String, historyCursor: Int? = nil, historyID: String? = nil, pipelining: Bool = false) {
+    public init(protocolVersion: String, historyCursor: Int? = nil, historyID: String? = nil, pipelining: Bool = false,
+                historyMaxBytes: Bool = false) {
         self.protocolVersion = protocolVersion
         self.historyCursor = historyCursor
         self.historyID = historyID
         self.pipelining = pipelining
+        self.historyMaxBytes = historyMaxBytes
     }
 
     /// True when the bridge speaks the history-cursor extension (version 1 or later).

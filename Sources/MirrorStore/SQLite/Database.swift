@@ -162,6 +162,19 @@ public final class Database {
         return results
     }
 
+    /// Runs a query and hands each row to `body` while it returns true: the rows after the one it
+    /// returned false for are not read (a page that stops at a byte budget, say).
+    public func forEachRow(
+        _ sql: String,
+        _ arguments: [any DatabaseValueConvertible] = [],
+        _ body: (Row) throws -> Bool
+    ) throws {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step(), try body(statement.row) {}
+    }
+
     /// Runs a query and maps its first row, if any.
     public func queryFirst<T>(
         _ sql: String,
