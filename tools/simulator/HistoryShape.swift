@@ -10,6 +10,16 @@ enum HistoryShape: String, CaseIterable {
     /// read, a test log) whose sizes follow a long tail from 10 KB to 8 MB (`toolOutputBytes`),
     /// about two thirds of the text; and a few huge sessions (`sessionIndex`).
     case realistic
+    /// The realistic shape with runs of large outputs in a row in its first session, as a
+    /// file-reading agent makes them (`largeOutputRuns`), beyond the events asked for.
+    case runs
+
+    /// True for the shapes with streamed chunks and long-tailed tool outputs.
+    var isRealistic: Bool { self != .uniform }
+
+    /// The runs of the `runs` shape: where each comes (after this fraction of the events), and how
+    /// many outputs of how many bytes it holds.
+    static let largeOutputRuns: [(at: Double, count: Int, bytes: Int)] = [(1.0 / 3, 8, 6 << 20), (2.0 / 3, 30, 1 << 20)]
 
     /// One event in this many is a tool output, in the realistic shape.
     static let toolOutputEvery: UInt64 = 12
@@ -19,7 +29,7 @@ enum HistoryShape: String, CaseIterable {
     /// The session of the `index`th event after every session was opened: in the realistic
     /// shape, the first two sessions (of three or more) take a third of the events between them.
     func sessionIndex(sessions: Int, random: inout SplitMix64) -> Int {
-        if self == .realistic, sessions >= 3, random.next() % 3 == 0 { return Int(random.next() % 2) }
+        if isRealistic, sessions >= 3, random.next() % 3 == 0 { return Int(random.next() % 2) }
         return Int(random.next() % UInt64(sessions))
     }
 

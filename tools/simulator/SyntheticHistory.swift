@@ -25,19 +25,11 @@ struct SyntheticHistory {
         guard sessions > 0, events > 0 else { return }
         var random = SplitMix64(seed: seed)
         var produced = Array(repeating: 0, count: sessions)
-        var streams = Array(repeating: (reply: StreamedText(), thought: StreamedText()), count: shape == .realistic ? sessions : 0)
+        var streams = Array(repeating: (reply: StreamedText(), thought: StreamedText()), count: shape.isRealistic ? sessions : 0)
         var batch: [(sessionID: String, ts: Int64, json: [UInt8])] = []
         var batchBytes = 0
         var ts: Int64 = 1_731_000_000_000
-        for index in 0..<events {
-            // The first `sessions` events open every session in turn; then sessions are picked at random.
-            let session = index < sessions ? index : shape.sessionIndex(sessions: sessions, random: &random)
-            let ordinal = produced[session]
-            produced[session] += 1
-            ts += Int64(random.next() % 40)
-            let json = ordinal >= 2 && shape == .realistic && random.next() % HistoryShape.toolOutputEvery == 0
-                ? toolOutput(ordinal: ordinal, session: session, random: &random)
-                : Array(update(ordinal: ordinal, session: session, streams: &streams, random: &random).utf8)
+        func add(_ session: Int, _ json: [UInt8]) throws {
             batch.append((Self.sessionID(session, seed: seed), ts, json))
             batchBytes += json.count
             if batch.count == batchSize || batchBytes >= Self.batchByteLimit {
@@ -45,6 +37,26 @@ struct SyntheticHistory {
                 batch.removeAll(keepingCapacity: true)
                 batchBytes = 0
             }
+        }
+        for index in 0..<events {
+            if shape == .runs, index >= sessions {
+                for run in HistoryShape.largeOutputRuns where index == Int(Double(events) * run.at) {
+                    for _ in 0..<run.count {
+                        produced[0] += 1
+                        ts += Int64(random.next() % 40)
+                        try add(0, toolOutput(ordinal: produced[0] - 1, session: 0, bytes: run.bytes, random: &random))
+                    }
+                }
+            }
+            // The first `sessions` events open every session in turn; then sessions are picked at random.
+            let session = index < sessions ? index : shape.sessionIndex(sessions: sessions, random: &random)
+            let ordinal = produced[session]
+            produced[session] += 1
+            ts += Int64(random.next() % 40)
+            let json = ordinal >= 2 && shape.isRealistic && random.next() % HistoryShape.toolOutputEvery == 0
+                ? toolOutput(ordinal: ordinal, session: session, bytes: HistoryShape.toolOutputBytes(random: &random), random: &random)
+                : Array(update(ordinal: ordinal, session: session, streams: &streams, random: &random).utf8)
+            try add(session, json)
         }
         if !batch.isEmpty { try emit(batch) }
     }
@@ -56,9 +68,8 @@ struct SyntheticHistory {
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
     }
 
-    /// A tool call's completed result with a long-tailed output (`HistoryShape.toolOutputBytes`).
-    private func toolOutput(ordinal: Int, session: Int, random: inout SplitMix64) -> [UInt8] {
-        let bytes = HistoryShape.toolOutputBytes(random: &random)
+    /// A tool call's completed result with an output of `bytes` bytes.
+    private func toolOutput(ordinal: Int, session: Int, bytes: Int, random: inout SplitMix64) -> [UInt8] {
         let kind = UpdateKind.toolCallUpdate.rawValue
         return Array(#"{"sessionUpdate":"\#(kind)","\#(kind)":{"call_id":"call-\#(session)-\#(ordinal - 1)","status":"completed","output":{"stdout":""#.utf8)
             + HistoryShape.outputText(bytes: bytes, random: &random) + Array(#""}}}"#.utf8)

@@ -35,11 +35,12 @@ final class RunningSync {
 struct ToolPaths {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 
-    func startSimulator(history: String, sessions: Int, events: Int, shape: String = "uniform") async throws -> SimulatorLauncher.Started {
+    func startSimulator(history: String, sessions: Int, events: Int, shape: String = "uniform",
+                        offersMaxBytes: Bool = true) async throws -> SimulatorLauncher.Started {
         try await SimulatorLauncher.start(
             executable: directory.appending(path: "oa-bridge-sim"),
             arguments: ["--flavor", "cursor", "--port", "0", "--db", history, "--sessions", String(sessions), "--events", String(events),
-                        "--shape", shape],
+                        "--shape", shape, offersMaxBytes ? "--max-bytes" : "--no-max-bytes"],
             // Seeding a million events takes a while; a simulator that never gets ready is an error.
             timeout: .seconds(600)
         )

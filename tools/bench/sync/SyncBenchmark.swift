@@ -38,18 +38,22 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds of live updates at 1,000/s.")
     var liveSeconds = 5
 
-    @Option(help: "The synthetic history's shape: uniform or realistic (oa-bridge-sim --shape).")
+    @Option(help: "The synthetic history's shape: uniform, realistic or runs (oa-bridge-sim --shape).")
     var shape = "uniform"
 
     @Flag(help: "Stop after the initial sync.")
     var initialOnly = false
+
+    @Flag(inversion: .prefixedNo, help: "Whether the simulator offers history.changes' page byte budget (oa-bridge-sim --max-bytes).")
+    var maxBytes = true
 
     func run() async throws {
         let working = try workingDirectory.make(for: "oa-sync-bench")
         defer { working.removeIfTemporary() }
         let work = working.url
         let tools = ToolPaths()
-        let simulator = try await tools.startSimulator(history: history, sessions: synthetic.sessions, events: synthetic.events, shape: shape)
+        let simulator = try await tools.startSimulator(history: history, sessions: synthetic.sessions, events: synthetic.events, shape: shape,
+                                                       offersMaxBytes: maxBytes)
         defer { simulator.process.terminate() }
         print("# oa-sync-bench: \(synthetic.events) events, \(synthetic.sessions) sessions (\(simulator.readyLine))\n")
 
