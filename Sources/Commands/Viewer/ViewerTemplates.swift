@@ -6,13 +6,13 @@ import Mustache
 /// marks are put in (`SearchPageView.Hit.snippetHTML`), and what cmark-gfm rendered safely.
 enum ViewerTemplates {
     static func register(in library: inout MustacheLibrary) throws {
-        try library.register(nav, named: "viewerNav")
-        try library.register(page(sessions), named: HTMLTemplate.viewerSessions.rawValue)
-        try library.register(page(search), named: HTMLTemplate.viewerSearch.rawValue)
-        try library.register(page(status), named: HTMLTemplate.viewerStatus.rawValue)
-        try library.register(page(secrets), named: HTMLTemplate.viewerSecrets.rawValue)
-        try library.register(page(message), named: HTMLTemplate.viewerMessage.rawValue)
-        try library.register(entries, named: HTMLTemplate.viewerEntries.rawValue)
+        try library.registerHTML(nav, named: "viewerNav")
+        try library.registerHTML(page(sessions), named: HTMLTemplate.viewerSessions.rawValue)
+        try library.registerHTML(page(search), named: HTMLTemplate.viewerSearch.rawValue)
+        try library.registerHTML(page(status), named: HTMLTemplate.viewerStatus.rawValue)
+        try library.registerHTML(page(secrets), named: HTMLTemplate.viewerSecrets.rawValue)
+        try library.registerHTML(page(message), named: HTMLTemplate.viewerMessage.rawValue)
+        try library.registerHTML(entries, named: HTMLTemplate.viewerEntries.rawValue)
     }
 
     /// A page around `main`: the head every page has, the navigation, the script.

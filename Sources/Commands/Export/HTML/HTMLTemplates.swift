@@ -37,10 +37,10 @@ enum HTMLTemplates {
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
         do {
-            try library.register(head, named: "head")
-            try library.register(session, named: HTMLTemplate.session.rawValue)
-            try library.register(index, named: HTMLTemplate.index.rawValue)
-            try library.register(entries, named: "entries")
+            try library.registerHTML(head, named: "head")
+            try library.registerHTML(session, named: HTMLTemplate.session.rawValue)
+            try library.registerHTML(index, named: HTMLTemplate.index.rawValue)
+            try library.registerHTML(entries, named: "entries")
             try ViewerTemplates.register(in: &library)
         } catch {
             preconditionFailure("an HTML export template does not parse: \(error)")
