@@ -100,19 +100,21 @@ public enum MarkdownExport {
 
     /// `text` in a fenced block whose fence is longer than any run of backticks inside it.
     static func fenced(_ text: String, language: String) -> [String] {
+        // Runs of backticks counted on the UTF-8 bytes, as a CommonMark reader sees them: a
+        // backtick that a combining mark follows still makes a run longer.
         var longest = 0
         var run = 0
-        for character in text {
-            run = character == "`" ? run + 1 : 0
+        for byte in text.utf8 {
+            run = byte == UInt8(ascii: "`") ? run + 1 : 0
             longest = max(longest, run)
         }
         let fence = String(repeating: "`", count: max(3, longest + 1))
-        return [fence + language] + lines(of: text).map(String.init) + [fence]
+        return [fence + language] + lines(of: text) + [fence]
     }
 
     /// The lines of `text`, split at each line feed on its UTF-8 bytes: a carriage return stays
     /// in the code, as it came.
-    private static func lines(of text: String) -> [Substring] {
-        text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
+    private static func lines(of text: String) -> [String] {
+        text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 }
