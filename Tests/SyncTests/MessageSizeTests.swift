@@ -51,14 +51,20 @@ struct MessageSizeTests {
         let simulator = try await SimulatorProcess(flavor: "cursor", database: directory.path("history.sqlite"), seed: (4, 300))
         try await Self.addLargeSession(simulator.url, "LARGE", count: 40, bytes: 20_000)
         let mirror = directory.path("mirror.sqlite")
-        let engine = try Self.engine(mirror, simulator.url)
+        // The pages refused along the way are said as such, not as the bridge closing.
+        try await Self.syncWhole(try Self.engine(mirror, simulator.url), mirror: mirror, simulator: simulator)
+    }
+
+    /// Syncs once and checks that the mirror holds the simulator's history and that no error is
+    /// left in its status.
+    static func syncWhole(_ engine: SyncEngine, mirror: String, simulator: SimulatorProcess,
+                          sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let report = try await engine.syncOnce()
         await engine.finish()
-        #expect(report.eventsWritten == (try simulatorHistory(simulator.databasePath)).count)
-        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
-        // The pages refused along the way were said as such, not as the bridge closing.
+        #expect(report.eventsWritten == (try simulatorHistory(simulator.databasePath)).count, sourceLocation: sourceLocation)
+        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath, sourceLocation: sourceLocation)
         let store = try MirrorStore(path: mirror, mode: .readOnly)
-        #expect(try store.status()[SyncStatusKey.lastError] == nil)
+        #expect(try store.status()[SyncStatusKey.lastError] == nil, sourceLocation: sourceLocation)
     }
 
     @Test("a run of events each over a quarter of the message limit is mirrored whole, with the page budget and without",
@@ -80,12 +86,7 @@ struct MessageSizeTests {
         let engine = try Self.engine(mirror, simulator.url) { _, event in
             if case .stateChanged(.handshaking) = event { handshakes.withLock { $0 += 1 } }
         }
-        let report = try await engine.syncOnce()
-        await engine.finish()
-        #expect(report.eventsWritten == (try simulatorHistory(simulator.databasePath)).count)
-        try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath)
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        #expect(try store.status()[SyncStatusKey.lastError] == nil)
+        try await Self.syncWhole(engine, mirror: mirror, simulator: simulator)
         // A page over the limit ends the connection. With the budget none was: one connection
         // served every page. Without it, the pages that met the run were refused and asked again.
         let connections = handshakes.withLock { $0 }
