@@ -248,9 +248,8 @@ actor BridgeSimulator {
         var updateBytes = 0
         let next = try history.changes(since: since, limit: limit) { event in
             guard event.isJSON else { return true }
-            updateBytes += event.updateJSON.count
-            defer { first = false }
             if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
             bytes += Self.seqKey
             Self.appendDecimal(event.seq, to: &bytes)
             bytes += Self.sessionIDKey
@@ -260,6 +259,7 @@ actor BridgeSimulator {
             bytes += Self.updateKey
             bytes += event.updateJSON
             bytes.append(UInt8(ascii: "}"))
+            updateBytes += event.updateJSON.count
             return updateBytes < budget
         }
         let hasMore = next < history.lastSeq
