@@ -7,7 +7,7 @@ import Primitives
 ///
 /// Attempt `n` (from 0) waits a uniformly random time in `0…min(cap, initial × multiplierⁿ)`, so
 /// that many clients losing one bridge do not come back in step. A connection that stayed up for
-/// `healthyAfter` resets the count.
+/// `healthyAfter`, or that moved the mirror forward, resets the count (`attempt(after:lasted:madeProgress:)`).
 public struct BackoffPolicy: Sendable, Equatable {
     public var initial: Duration
     public var multiplier: Double
@@ -27,6 +27,14 @@ public struct BackoffPolicy: Sendable, Equatable {
         let initialSeconds = initial.seconds
         let grown = initialSeconds * pow(multiplier, Double(min(attempt, 64)))
         return .seconds(min(cap.seconds, grown.isFinite ? grown : cap.seconds))
+    }
+
+    /// The attempt that follows a lost connection, the one before being `attempt`: 0 again after a
+    /// connection that lasted `healthyAfter` or wrote to the mirror, so that a bridge that drops
+    /// every few frames, each connection bringing some of a long catch-up, is not waited on for
+    /// up to `cap` between pieces; else one more.
+    public func attempt(after attempt: Int, lasted: Duration, madeProgress: Bool) -> Int {
+        lasted >= healthyAfter || madeProgress ? 0 : attempt + 1
     }
 
     /// A random wait before attempt `attempt`.

@@ -191,6 +191,7 @@ public actor SyncEngine {
         var attempt = 0
         while !Task.isCancelled {
             let connectedAt = ContinuousClock.now
+            let writtenBefore = link.report.eventsWritten
             link.sessionsFailedNow = []
             do {
                 // Returns only when cancelled; a lost connection throws.
@@ -211,7 +212,8 @@ public actor SyncEngine {
                 try? recordProblem(error, link)
             }
             let backoff = link.configuration.backoff
-            attempt = ContinuousClock.now - connectedAt >= backoff.healthyAfter ? 0 : attempt + 1
+            attempt = backoff.attempt(after: attempt, lasted: ContinuousClock.now - connectedAt,
+                                      madeProgress: link.report.eventsWritten > writtenBefore)
             setState(.offline, link)
             let delay = backoff.delay(forAttempt: max(attempt - 1, 0), using: &random)
             logger.info("reconnecting", metadata: [
