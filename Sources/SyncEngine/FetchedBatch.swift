@@ -44,19 +44,31 @@ struct FetchedBatch: Sendable {
         var sizer = pageSizer
         var pending = FetchedBatch(cursor: since, events: EventBatch())
         var sentCursor = since
-        @Sendable func page(since: Int64, limit: Int) async throws -> HistoryChangesPage {
+        @Sendable func page(since: Int64, limit: Int) async throws -> HistoryChangesAnswer {
             do {
-                return try await client.historyChanges(since: since, limit: limit, maxBytes: maxBytes, timeout: nil)
+                return try await client.historyChangesInParts(since: since, limit: limit, maxBytes: maxBytes, timeout: nil)
             } catch BridgeError.messageTooLarge(let size, let messageLimit) {
                 throw PageRefused(since: since, requested: limit, size: size, limit: messageLimit)
             }
         }
+        /// Sends what is pending once it is a transaction's worth (or `always`); false when the
+        /// writer is gone.
+        func send(always: Bool) async -> Bool {
+            // The first batch goes at an eighth of a transaction's worth: the writer starts while
+            // the pages after it come.
+            let share = sentCursor == since ? 8 : 1
+            let full = pending.events.count >= configuration.eventsPerTransaction / share
+                || pending.events.byteCount >= configuration.bytesPerTransaction / share
+            guard always || full else { return true }
+            guard await batches.send(pending, bytes: pending.events.byteCount) else { return false }
+            sentCursor = pending.cursor
+            pending.events = EventBatch(reservingRowsAndBytesOf: pending.events)
+            return true
+        }
+        var requests = PageRequests(cursor: since)
         do {
             // Its tasks never throw: each answer carries its error, thrown when its turn comes.
             try await withThrowingTaskGroup(of: PageRequests.Answer.self) { group in
-                // Whatever is still in flight at the end (a page guessed past the end) is not wanted.
-                defer { group.cancelAll() }
-                var requests = PageRequests(cursor: since)
                 func ask(since: Int64) {
                     let limit = sizer.size
                     let number = requests.ask(since: since, limit: limit)
@@ -71,36 +83,91 @@ struct FetchedBatch: Sendable {
                 func askAhead() {
                     if requests.mayAskAhead(limit: sizer.size) { ask(since: requests.guessedNext) }
                 }
+                /// Appends a page's items past the cursor; a page read in parts may be sent in
+                /// several batches, each with the cursor of its last item.
+                func append(_ items: [HistoryChange]) {
+                    let new = items.contains { !requests.isNew($0.seq) } ? items.filter { requests.isNew($0.seq) } : items
+                    EventMapping.append(new, to: &pending.events)
+                    if let last = new.last { pending.cursor = max(pending.cursor, last.seq) }
+                }
                 ask(since: since)
                 askAhead()
-                while let (askedSince, fetched) = try await requests.next(from: &group) {
-                    sizer.observe(events: fetched.items.count, bytes: fetched.byteCount)
-                    // A page may be empty yet move the cursor (the bridge skipped rows it could not
-                    // decode): go on while it moves, stop if it does not.
-                    let hasMore = fetched.hasMore && fetched.next > askedSince
-                    let items = requests.take(fetched, hasMore: hasMore)
-                    if hasMore {
-                        if requests.waiting == 0 { ask(since: requests.cursor) }
-                        askAhead()
+                do {
+                    while let (askedSince, limit, answer) = try await requests.next(from: &group) {
+                        let ending: HistoryPageEnding
+                        let events: Int
+                        switch answer {
+                        case .whole(let fetched):
+                            append(fetched.items)
+                            ending = HistoryPageEnding(next: fetched.next, hasMore: fetched.hasMore, byteCount: fetched.byteCount)
+                            events = fetched.items.count
+                        case .inParts(let parts):
+                            (ending, events) = try await readInParts(parts, askedSince: askedSince, limit: limit,
+                                                                     itemLimit: configuration.clientOptions.maximumMessageSize,
+                                                                     append: append,
+                                                                     send: { await send(always: false) })
+                        }
+                        sizer.observe(events: events, bytes: ending.byteCount)
+                        // A page may be empty yet move the cursor (the bridge skipped rows it could
+                        // not decode): go on while it moves, stop if it does not.
+                        let hasMore = ending.hasMore && ending.next > askedSince
+                        requests.finishFirst(next: ending.next, hasMore: hasMore)
+                        if hasMore {
+                            if requests.waiting == 0 { ask(since: requests.cursor) }
+                            askAhead()
+                        }
+                        pending.cursor = max(pending.cursor, requests.cursor)
+                        // Refused only when this task is cancelled (the writer failed or stopped).
+                        guard await send(always: !hasMore) else { throw CancellationError() }
+                        guard hasMore else { break }
                     }
-                    EventMapping.append(items, to: &pending.events)
-                    pending.cursor = max(pending.cursor, requests.cursor)
-                    // The first batch goes at an eighth of a transaction's worth: the writer starts
-                    // while the pages after it come.
-                    let share = sentCursor == since ? 8 : 1
-                    let full = pending.events.count >= configuration.eventsPerTransaction / share
-                        || pending.events.byteCount >= configuration.bytesPerTransaction / share
-                    guard !hasMore || full else { continue }
-                    // Refused only when this task is cancelled (the writer failed or stopped).
-                    guard await batches.send(pending, bytes: pending.events.byteCount) else { throw CancellationError() }
-                    sentCursor = pending.cursor
-                    pending.events = EventBatch(reservingRowsAndBytesOf: pending.events)
-                    guard hasMore else { break }
+                } catch {
+                    try await abandonAll(&requests, &group)
+                    throw error
                 }
+                // Whatever is still in flight (a page guessed past the end) is not wanted.
+                try await abandonAll(&requests, &group)
             }
         } catch {
             if !pending.events.isEmpty || pending.cursor > sentCursor { await batches.send(pending, bytes: pending.events.byteCount) }
             throw error
         }
+    }
+
+    /// Reads a page that comes in parts: its items appended as they come, sent on in batches as
+    /// they fill; returns how the page ended and how many events it held.
+    private static func readInParts(
+        _ parts: HistoryPageParts, askedSince: Int64, limit: Int, itemLimit: Int,
+        append: ([HistoryChange]) -> Void, send: () async -> Bool
+    ) async throws -> (HistoryPageEnding, events: Int) {
+        defer { parts.stop() }
+        var events = 0
+        var lastSeq = askedSince
+        do {
+            while true {
+                let items = try await parts.next(upTo: 1024)
+                guard !items.isEmpty else { break }
+                events += items.count
+                lastSeq = items.last?.seq ?? lastSeq
+                append(items)
+                guard await send() else { throw CancellationError() }
+            }
+        } catch BridgeError.messageTooLarge(let size, let messageLimit) {
+            // Over the message limit, the item after the last one read is too large alone (no
+            // smaller page helps); over the cap on a message read in parts, the page is.
+            throw messageLimit == itemLimit ? PageRefused(since: lastSeq, requested: 1, size: size, limit: messageLimit)
+                : PageRefused(since: askedSince, requested: limit, size: size, limit: messageLimit)
+        }
+        guard let ending = parts.ending else {
+            throw BridgeError.connectionClosed(reason: "a history page read in parts ended unread")
+        }
+        return (ending, events)
+    }
+
+    /// Cancels the requests still in flight and lets their answers go unread.
+    private static func abandonAll(_ requests: inout PageRequests, _ group: inout ThrowingTaskGroup<PageRequests.Answer, any Error>) async throws {
+        group.cancelAll()
+        requests.abandonEarly()
+        while let answer = try await group.next() { answer.abandon() }
     }
 }

@@ -14,7 +14,13 @@ struct PageRequests {
     /// A request's answer, or why it has none.
     struct Answer: Sendable {
         var number: Int
-        var result: Result<HistoryChangesPage, any Error>
+        var result: Result<HistoryChangesAnswer, any Error>
+
+        /// Lets the answer go unread: one read in parts is stopped, for the connection to go on
+        /// reading what follows it.
+        func abandon() {
+            if case .success(.inParts(let parts)) = result { parts.stop() }
+        }
     }
 
     /// The seq up to which the answers taken so far cover the history.
@@ -22,7 +28,7 @@ struct PageRequests {
     /// The requests whose answers will be taken, in order.
     private var inFlight: [(number: Int, since: Int64, limit: Int)] = []
     /// Answers that came before the ones ahead of them.
-    private var early: [Int: Result<HistoryChangesPage, any Error>] = [:]
+    private var early: [Int: Answer] = [:]
     /// Requests whose answers are not wanted.
     private var dropped: Set<Int> = []
     private var lastNumber = 0
@@ -54,33 +60,62 @@ struct PageRequests {
         return lastNumber
     }
 
-    /// The answer of the first request in flight, once it is there, with where it was asked from;
-    /// nil when none is in flight.
+    /// The answer of the first request in flight, once it is there, with where it was asked from
+    /// and for how many events; nil when none is in flight. Answers of dropped requests are
+    /// abandoned as they come.
+    ///
+    /// An answer read in parts that comes before the ones ahead of it fails (and is abandoned):
+    /// it cannot wait unread, for the connection reads nothing else meanwhile; the bridges answer
+    /// in order.
     ///
     /// - Throws: that request's error (not those of requests after it, nor of dropped ones).
-    mutating func next(from group: inout ThrowingTaskGroup<Answer, any Error>) async throws -> (since: Int64, page: HistoryChangesPage)? {
+    mutating func next(from group: inout ThrowingTaskGroup<Answer, any Error>) async throws
+        -> (since: Int64, limit: Int, answer: HistoryChangesAnswer)? {
         guard let first = inFlight.first else { return nil }
         while early[first.number] == nil {
-            guard let answer = try await group.next() else { return nil }
-            if dropped.remove(answer.number) == nil { early[answer.number] = answer.result }
+            guard var answer = try await group.next() else { return nil }
+            if dropped.remove(answer.number) != nil {
+                answer.abandon()
+                continue
+            }
+            if answer.number != first.number, case .success(.inParts) = answer.result {
+                answer.abandon()
+                answer.result = .failure(BridgeError.unexpectedResult(method: BridgeMethod.historyChanges,
+                                                                      reason: "a page answered before the one asked ahead of it"))
+            }
+            early[answer.number] = answer
         }
-        guard let result = early.removeValue(forKey: first.number) else { return nil }
-        return (first.since, try result.get())
+        guard let answer = early.removeValue(forKey: first.number) else { return nil }
+        return (first.since, first.limit, try answer.result.get())
     }
 
-    /// Takes the first request's answer (from `next(from:)`); returns its items past the cursor,
-    /// and drops the requests after it when it did not reach where they start or has no more.
-    mutating func take(_ page: HistoryChangesPage, hasMore: Bool) -> [HistoryChange] {
+    /// Whether an item of the first request's answer is past the cursor (the page before may have
+    /// reached past where this one starts).
+    func isNew(_ seq: Int64) -> Bool {
+        seq > cursor
+    }
+
+    /// The first request's answer (from `next(from:)`) was read: it ended at `next`, with more
+    /// after it or not. Drops the requests after it when it did not reach where they start or has
+    /// no more.
+    mutating func finishFirst(next: Int64, hasMore: Bool) {
         inFlight.removeFirst()
-        let cursorBefore = cursor
-        let items = page.items.contains { $0.seq <= cursorBefore } ? page.items.filter { $0.seq > cursorBefore } : page.items
-        cursor = max(cursor, page.next)
-        if let following = inFlight.first, !hasMore || page.next < following.since {
-            for request in inFlight where early.removeValue(forKey: request.number) == nil {
-                dropped.insert(request.number)
+        cursor = max(cursor, next)
+        if let following = inFlight.first, !hasMore || next < following.since {
+            for request in inFlight {
+                if let answer = early.removeValue(forKey: request.number) {
+                    answer.abandon()
+                } else {
+                    dropped.insert(request.number)
+                }
             }
             inFlight.removeAll()
         }
-        return items
+    }
+
+    /// Abandons the answers taken early and not read (the catch-up ended before them).
+    mutating func abandonEarly() {
+        for answer in early.values { answer.abandon() }
+        early.removeAll()
     }
 }

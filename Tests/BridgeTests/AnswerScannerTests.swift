@@ -57,6 +57,31 @@ struct AnswerScannerTests {
             == [.member(key: "result", value: Array("null".utf8)), .member(key: "id", value: Array(#""a""#.utf8))])
     }
 
+    @Test("a history page's object result: its members whole, its items one at a time, in whatever order and cut")
+    func objectResult() throws {
+        let page = Array(#"""
+        {"result" : {"next":12, "items":[{"seq":11,"update":{"t":"] }"}}, {"seq":12,"update":{}}], "has_more" :true},
+         "jsonrpc":"2.0", "id":"hist-3"}
+        """#.utf8)
+        let whole = try Self.scan(page, partSize: page.count)
+        #expect(whole == [
+            .resultObject,
+            .resultMember(key: "next", value: Array("12".utf8)),
+            .element(Array(#"{"seq":11,"update":{"t":"] }"}}"#.utf8)),
+            .element(Array(#"{"seq":12,"update":{}}"#.utf8)),
+            .resultMember(key: "has_more", value: Array("true".utf8)),
+            .member(key: "jsonrpc", value: Array(#""2.0""#.utf8)),
+            .member(key: "id", value: Array(#""hist-3""#.utf8)),
+        ])
+        for partSize in 1...20 {
+            #expect(try Self.scan(page, partSize: partSize) == whole, "parts of \(partSize) bytes")
+        }
+        #expect(try Self.scan(Array(#"{"id":1,"result":{"items":[],"nested":{"items":[1]}}}"#.utf8), partSize: 5) == [
+            .member(key: "id", value: Array("1".utf8)), .resultObject,
+            .resultMember(key: "nested", value: Array(#"{"items":[1]}"#.utf8)),
+        ], "only the result's own items are taken apart")
+    }
+
     @Test("a piece over the limit is refused with its size so far; the limit holds for each piece, not the answer")
     func pieceLimit() throws {
         let item = #"{"session_id":"s","update":{"text":"\#(String(repeating: "x", count: 100))"}}"#

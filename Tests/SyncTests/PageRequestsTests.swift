@@ -79,17 +79,44 @@ struct PageRequestsTests {
         #expect(!larger.mayAskAhead(limit: 1), "a page of one event is not asked beside another")
     }
 
+    @Test("a page read in parts that comes before the one ahead of it is stopped, not left to hold the connection; it fails in its turn")
+    func inPartsOutOfOrder() async throws {
+        var requests = PageRequests(cursor: 0)
+        let first = requests.ask(since: 0, limit: 3)
+        let second = requests.ask(since: 3, limit: 3)
+        let parts = HistoryPageParts()
+        let firstPage = page(1...3, hasMore: true)
+        try await withThrowingTaskGroup(of: PageRequests.Answer.self) { group -> Void in
+            group.addTask { PageRequests.Answer(number: second, result: .success(.inParts(parts))) }
+            // The first page comes only once the second's parts were let go (as the connection
+            // reads it only after the second's message).
+            group.addTask {
+                _ = try? await parts.next(upTo: 1)
+                return PageRequests.Answer(number: first, result: .success(.whole(firstPage)))
+            }
+            let (_, _, answer) = try #require(try await requests.next(from: &group))
+            guard case .whole(let page) = answer else {
+                Issue.record("the first page comes whole")
+                return
+            }
+            requests.finishFirst(next: page.next, hasMore: true)
+            await #expect(throws: BridgeError.self) { _ = try await requests.next(from: &group) }
+        }
+    }
+
     /// Answers the requests (in whatever order their tasks end), then takes pages in the order
     /// asked (`upTo` of them at most), as `FetchedBatch.fetchAll` does, without asking for more.
     private func answering(_ answers: KeyValuePairs<Int, Result<HistoryChangesPage, any Error>>, _ requests: inout PageRequests,
                            upTo limit: Int = .max) async throws -> [[HistoryChange]] {
         try await withThrowingTaskGroup(of: PageRequests.Answer.self) { group in
             for (number, result) in answers {
-                group.addTask { PageRequests.Answer(number: number, result: result) }
+                group.addTask { PageRequests.Answer(number: number, result: result.map(HistoryChangesAnswer.whole)) }
             }
             var taken: [[HistoryChange]] = []
-            while taken.count < limit, let (since, page) = try await requests.next(from: &group) {
-                taken.append(requests.take(page, hasMore: page.hasMore && page.next > since))
+            while taken.count < limit, let (since, _, answer) = try await requests.next(from: &group) {
+                guard case .whole(let page) = answer else { throw BridgeError.connectionClosed(reason: "a page in parts") }
+                taken.append(page.items.filter { requests.isNew($0.seq) })
+                requests.finishFirst(next: page.next, hasMore: page.hasMore && page.next > since)
             }
             group.cancelAll()
             return taken

@@ -66,7 +66,8 @@ extension BridgeSimulator {
             return ["connections": .number(connections.count), "sessions": .number(history.sessions.count),
                     "events": .number(history.eventCount), "last_seq": .number(history.lastSeq),
                     "max_in_flight": .number(maxInFlight), "in_flight": .number(inFlight.values.reduce(0, +)),
-                    "bytes_sent": .number(bytesSentByClosedConnections + connections.values.reduce(0) { $0 + $1.bytesSent })]
+                    "bytes_sent": .number(bytesSentByClosedConnections + connections.values.reduce(0) { $0 + $1.bytesSent }),
+                    "largest_message": .number(connections.values.reduce(largestMessageSentByClosedConnections) { max($0, $1.largestMessageSent) })]
         default:
             throw JSONRPCError(code: -32601, message: "Unknown control method \(method)")
         }

@@ -23,6 +23,7 @@ actor BridgeSimulator {
     var inFlight: [Int: Int] = [:]
     var maxInFlight = 0
     var bytesSentByClosedConnections = 0
+    var largestMessageSentByClosedConnections = 0
     private var encodingRandom = SplitMix64(seed: 0x5EED)
     /// Stock bridges handle one request at a time: requests take tickets in arrival order.
     private var nextTicket = 0
@@ -66,6 +67,7 @@ actor BridgeSimulator {
 
     func unregister(_ connection: SimulatorConnection) {
         bytesSentByClosedConnections += connection.bytesSent
+        largestMessageSentByClosedConnections = max(largestMessageSentByClosedConnections, connection.largestMessageSent)
         connections.removeValue(forKey: connection.id)
         initialized.remove(connection.id)
         connection.finish()

@@ -16,6 +16,7 @@ final class SimulatorConnection: Sendable {
     private let channel: any Channel
     private let open = Atomic<Bool>(true)
     private let sentBytes = Atomic<Int>(0)
+    private let largestSent = Atomic<Int>(0)
     private let backlog = Mutex(Backlog())
     private let largeMessages: LargeMessages
 
@@ -102,6 +103,8 @@ final class SimulatorConnection: Sendable {
 
     /// Payload bytes written to this connection so far.
     var bytesSent: Int { sentBytes.load(ordering: .relaxed) }
+    /// The largest message written, in bytes.
+    var largestMessageSent: Int { largestSent.load(ordering: .relaxed) }
 
     /// False once the connection was dropped or ended.
     var isOpen: Bool { open.load(ordering: .relaxed) }
@@ -127,6 +130,7 @@ final class SimulatorConnection: Sendable {
             }
             written += 1
             sentBytes.add(frame.bytes.count, ordering: .relaxed)
+            largestSent.max(frame.bytes.count, ordering: .relaxed)
             let ready = backlog.withLock { backlog in
                 backlog.queued -= 1
                 return backlog.takeReadyWaiters()

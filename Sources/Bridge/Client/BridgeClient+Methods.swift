@@ -21,7 +21,8 @@ extension BridgeClient {
     /// items given as each is complete, never held whole.
     public nonisolated func sessionTimelineInParts(sessionID: String, timeout: Duration?) async throws -> TimelineAnswer {
         let parts = TimelineParts()
-        let answer = try await request(BridgeMethod.sessionTimeline, params: ["session_id": .string(sessionID)], timeout: timeout, inParts: parts)
+        let answer = try await request(BridgeMethod.sessionTimeline, params: ["session_id": .string(sessionID)], timeout: timeout,
+                                       inParts: (.timeline(parts), options.maximumMessageSize))
         switch answer {
         case .whole(let result, let frame): return .whole(try WireDecoding.timeline(result, frame: frame))
         case .inParts: return .inParts(parts)
@@ -44,6 +45,27 @@ extension BridgeClient {
         let (result, frame) = try await call(BridgeMethod.historyChanges, params: .object(params), timeout: timeout)
         return try WireDecoding.changes(result, frame: frame, since: since)
     }
+
+    /// A page of the history as `historyChanges` gives it, but read in parts when its message is
+    /// over `historyPageWholeLimit` bytes: its items given as each is complete, never held whole, so
+    /// that a page meeting a run of large events costs the largest of them, not their sum.
+    public nonisolated func historyChangesInParts(since: Int64, limit: Int, maxBytes: Int?,
+                                                  timeout: Duration?) async throws -> HistoryChangesAnswer {
+        var params = [JSONMember("since", .number(since)), JSONMember("limit", .number(Int64(limit)))]
+        if let maxBytes { params.append(JSONMember("max_bytes", .number(Int64(maxBytes)))) }
+        let parts = HistoryPageParts()
+        let answer = try await request(BridgeMethod.historyChanges, params: .object(params), timeout: timeout,
+                                       inParts: (.historyPage(parts, since: since), historyPageWholeLimit))
+        switch answer {
+        case .whole(let result, let frame): return .whole(try WireDecoding.changes(result, frame: frame, since: since))
+        case .inParts: return .inParts(parts)
+        }
+    }
+
+    /// The largest history page read whole: 1 MiB, or a quarter of the message limit when that is
+    /// less (the pages the sizer aims at). Such a page is decoded in the caller's task, beside the
+    /// reading of the next; a larger one is read in parts.
+    nonisolated var historyPageWholeLimit: Int { min(1 << 20, options.maximumMessageSize / 4) }
 
     /// A page of every session's metadata (history-cursor bridges).
     public nonisolated func historySessions(after cursor: String? = nil, limit: Int = 1000) async throws -> HistorySessionsPage {

@@ -26,20 +26,19 @@ public actor BridgeClient {
     public private(set) var malformedFrameCount = 0
 
     private let connection: WebSocketConnection
-    private nonisolated let options: BridgeClientOptions
+    nonisolated let options: BridgeClientOptions
     private let logger: Logger
     private let pending = PendingRequests()
     private let slots = RequestSlots()
     private var nextRequestNumber = 1
     private var closedError: BridgeError?
-    /// The request that takes an answer in parts, while it waits for its answer.
-    private var waitingForParts: AnswerInParts?
-    /// The message being read in parts (nil while it is being read, or when nobody takes it).
-    private var messageInParts: AnswerInParts?
-    /// True from a message's first part to its last.
-    private var readsMessageInParts = false
-    /// Where the items of that message go (kept apart, for the connection's end to fail them).
-    private var partsInFlight: TimelineParts?
+    /// The requests that read their answers in parts, while they wait for them.
+    private var waitingForParts: [RequestID: AnswerInParts] = [:]
+    /// The message being read in parts, between its parts (nil while a part is read).
+    private var messageInParts: MessageInParts?
+    /// Where the items of the answer being read in parts go (kept apart, for the connection's end
+    /// to fail them).
+    private var partsInFlight: AnswerInParts.Sink?
 
     private init(connection: WebSocketConnection, url: String, options: BridgeClientOptions, certificatePin: CertificatePin?,
                  logger: Logger) {
@@ -155,15 +154,17 @@ public actor BridgeClient {
     /// - Throws: `BridgeError.server` for an error answer, `.timedOut`, `.connectionClosed`;
     ///   `CancellationError` when the calling task is cancelled.
     public func call(_ method: String, params: JSONValue? = nil, timeout: Duration? = nil) async throws -> (result: JSONValue, frame: Frame) {
-        guard case .whole(let result, let frame) = try await request(method, params: params, timeout: timeout, inParts: nil) else {
+        guard case .whole(let result, let frame) = try await request(method, params: params, timeout: timeout) else {
             throw BridgeError.unexpectedResult(method: method, reason: "an answer in parts to a request that takes none")
         }
         return (result, frame)
     }
 
-    /// Sends a request and waits for its answer; with `parts`, an answer over the message limit
-    /// is read in parts into them (`.inParts` is returned when its first part arrived).
-    func request(_ method: String, params: JSONValue?, timeout: Duration?, inParts parts: TimelineParts?) async throws -> PendingRequests.Answer {
+    /// Sends a request and waits for its answer; with `inParts`, an answer over `streamsOver`
+    /// bytes is read in parts into its sink (`.inParts` is returned once the message is known to
+    /// answer this request).
+    func request(_ method: String, params: JSONValue?, timeout: Duration?,
+                 inParts: (sink: AnswerInParts.Sink, streamsOver: Int)? = nil) async throws -> PendingRequests.Answer {
         if let closedError { throw closedError }
         try await slots.acquire(unlimited: mayPipeline)
         defer { slots.release() }
@@ -174,16 +175,19 @@ public actor BridgeClient {
         let limit = timeout ?? options.requestTimeout
         try pending.expect(id)
         defer { pending.forget(id) }
-        if let parts {
-            waitingForParts = AnswerInParts(id: id, method: method, parts: parts, itemLimit: options.maximumMessageSize)
-            connection.streamsLargeMessages.store(true, ordering: .relaxed)
+        if let inParts {
+            waitingForParts[id] = AnswerInParts(id: id, method: method, sink: inParts.sink, itemLimit: options.maximumMessageSize,
+                                                streamsOver: inParts.streamsOver)
+            updateStreamingThreshold()
         }
         do {
             let answer = try await send(bytes, id: id, method: method, limit: limit)
-            if case .whole = answer { stopReadingInParts(id, failing: nil) }
+            if case .whole = answer { stopReadingInParts(id) }
             return answer
         } catch {
-            stopReadingInParts(id, failing: error as? BridgeError ?? .connectionClosed(reason: "\(error)"))
+            // Its answer may have begun to be read in parts meanwhile: nobody will read them.
+            stopReadingInParts(id)
+            inParts?.sink.fail(error as? BridgeError ?? .connectionClosed(reason: "\(error)"))
             throw error
         }
     }
@@ -223,12 +227,15 @@ public actor BridgeClient {
         }
     }
 
-    /// The request `id` no longer takes an answer in parts (none began, or it failed before).
-    private func stopReadingInParts(_ id: RequestID, failing error: BridgeError?) {
-        guard let waiting = waitingForParts, waiting.id == id else { return }
-        if let error { waiting.parts.fail(error) }
-        waitingForParts = nil
-        connection.streamsLargeMessages.store(false, ordering: .relaxed)
+    /// The request `id` no longer waits for an answer in parts.
+    private func stopReadingInParts(_ id: RequestID) {
+        guard waitingForParts.removeValue(forKey: id) != nil else { return }
+        updateStreamingThreshold()
+    }
+
+    /// Messages are read in parts over the smallest size a waiting request reads in parts.
+    private func updateStreamingThreshold() {
+        connection.streamsMessagesOver.store(waitingForParts.values.map(\.streamsOver).min() ?? Int.max, ordering: .relaxed)
     }
 
     /// A short readable id prefix: `init-1`, `hist-2`, `sess-3`.
@@ -311,57 +318,85 @@ public actor BridgeClient {
         }
     }
 
-    /// The next bytes of an answer read in parts: its items go to its request's `TimelineParts`,
-    /// waiting while their reader is behind. Once the answer cannot be read, the rest of the
-    /// message is skipped; a message that is not an answer ends the connection, as any message
-    /// over the limit does.
+    /// The next bytes of a message read in parts. Its first pieces say who takes it
+    /// (`MessageInParts.decision`): the request it answers, which reads it in parts, its items
+    /// going to that request's `AnswerParts` and waiting while their reader is behind (once the
+    /// answer cannot be read, the rest is skipped); or, kept whole within the message limit, the
+    /// path every smaller message takes. A message over the limit that no request reads in parts
+    /// ends the connection, as without parts.
     private func receivePart(_ bytes: [UInt8], isLast: Bool) async {
         // Taken out while it is read, so that its buffers are not copied.
-        var reading: AnswerInParts?
-        if readsMessageInParts {
-            reading = messageInParts
-            messageInParts = nil
-        } else {
-            // A new message: the answer the waiting request takes (nil: nobody takes it, skipped).
-            readsMessageInParts = true
-            reading = waitingForParts
-            waitingForParts = nil
-            connection.streamsLargeMessages.store(false, ordering: .relaxed)
-            if let reading {
-                partsInFlight = reading.parts
-                pending.settle(reading.id, with: .success(.inParts))
-            }
-        }
-        if var answer = reading, !answer.skipsRest {
+        var message = messageInParts ?? MessageInParts(itemLimit: options.maximumMessageSize)
+        messageInParts = nil
+        message.byteCount += bytes.count
+        var scanned: Result<[AnswerScanner.Piece], BridgeError> = .success([])
+        switch message.taker {
+        case .undecided, .answer:
             do {
-                for (item, size) in try answer.items(in: bytes, isLast: isLast) {
-                    // False once the reader stopped: the rest is skipped.
-                    guard await answer.parts.send(item, bytes: size) else {
-                        answer.skipsRest = true
-                        break
-                    }
-                }
-                if isLast { answer.parts.complete() }
+                scanned = .success(try message.scanner.feed(bytes))
+                if isLast { try message.scanner.finish() }
+            } catch .pieceTooLarge(let size) {
+                scanned = .failure(.messageTooLarge(size: size, limit: options.maximumMessageSize))
             } catch {
-                switch error {
-                case .unreadable(let reason):
-                    answer.skipsRest = true
-                    answer.parts.fail(reason)
-                case .notAnAnswer:
-                    let tooLarge = BridgeError.messageTooLarge(size: nil, limit: options.maximumMessageSize)
-                    answer.parts.fail(tooLarge)
-                    connectionEnded(tooLarge)
-                    await connection.close()
-                    return
-                }
+                scanned = .failure(.unexpectedResult(method: "an answer in parts", reason: "not JSON-RPC's: \(error)"))
             }
-            reading = answer
+        case .whole, .skipped:
+            break
+        }
+        switch message.taker {
+        case .undecided(var prefix):
+            message.taker = .skipped  // the enum lets go of the bytes, so that appending does not copy them
+            prefix += bytes
+            message.taker = decide(prefix, scanned)
+        case .whole(var whole):
+            message.taker = .skipped
+            whole += bytes
+            message.taker = .whole(whole)
+        case .answer, .skipped:
+            break
+        }
+        switch message.taker {
+        case .answer(var answer):
+            if case .success(let pieces) = scanned { await answer.take(pieces) }
+            if isLast {
+                answer.finish(scanned: scanned.map { _ in () }, byteCount: message.byteCount)
+            } else if case .failure(let error) = scanned {
+                answer.fail(error)
+            }
+            message.taker = answer.skipsRest ? .skipped : .answer(answer)
+        case .whole(let kept), .undecided(let kept):
+            guard kept.count <= options.maximumMessageSize else {
+                connectionEnded(.messageTooLarge(size: kept.count, limit: options.maximumMessageSize))
+                await connection.close()
+                return
+            }
+            if isLast { await receive(kept) }
+        case .skipped:
+            break
         }
         if isLast {
-            readsMessageInParts = false
             partsInFlight = nil
         } else {
-            messageInParts = reading
+            messageInParts = message
+        }
+    }
+
+    /// Who takes a message still undecided, now that `prefix` of it was read.
+    private func decide(_ prefix: [UInt8], _ scanned: Result<[AnswerScanner.Piece], BridgeError>) -> MessageInParts.Taker {
+        // What the scanner cannot read, the whole path reports.
+        guard case .success(let pieces) = scanned else { return .whole(prefix) }
+        let onlyWaiting = waitingForParts.count == 1 && pending.count == 1 ? waitingForParts.keys.first : nil
+        switch MessageInParts.decision(pieces, answering: { waitingForParts[$0] != nil }, onlyWaiting: onlyWaiting) {
+        case nil:
+            return .undecided(prefix: prefix)
+        case .whole?:
+            return .whole(prefix)
+        case .answer(let id)?:
+            guard let answer = waitingForParts.removeValue(forKey: id) else { return .whole(prefix) }
+            updateStreamingThreshold()
+            partsInFlight = answer.sink
+            pending.settle(id, with: .success(.inParts))
+            return .answer(answer)
         }
     }
 
@@ -371,7 +406,7 @@ public actor BridgeClient {
         logger.info("disconnected", metadata: ["url": "\(url)", "reason": "\(closeReason ?? "")"])
         pending.end(with: error)
         partsInFlight?.fail(error)
-        waitingForParts?.parts.fail(error)
+        for waiting in waitingForParts.values { waiting.sink.fail(error) }
         slots.end(with: error)
         notifications.finish()
     }

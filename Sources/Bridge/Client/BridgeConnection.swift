@@ -26,6 +26,8 @@ public protocol BridgeConnection: Sendable {
     /// A page of the history after `since`: `limit` events at most, and, when `maxBytes` is given
     /// (only to a bridge that offers it), ending once its updates reach that many bytes.
     func historyChanges(since: Int64, limit: Int, maxBytes: Int?, timeout: Duration?) async throws -> HistoryChangesPage
+    /// A page as `historyChanges` gives it; a large one is read in parts.
+    func historyChangesInParts(since: Int64, limit: Int, maxBytes: Int?, timeout: Duration?) async throws -> HistoryChangesAnswer
     func historySessions(after cursor: String?, limit: Int) async throws -> HistorySessionsPage
     func newSession() async throws -> String
     func prompt(sessionID: String, text: String, clientMessageID: String?) async throws -> PromptAccepted
@@ -41,6 +43,11 @@ extension BridgeConnection {
     /// The timeline whole, as `sessionTimeline` gives it: for connections that read no answer in parts.
     public func sessionTimelineInParts(sessionID: String, timeout: Duration?) async throws -> TimelineAnswer {
         .whole(try await sessionTimeline(sessionID: sessionID, limit: nil, timeout: timeout))
+    }
+
+    /// The page whole, as `historyChanges` gives it: for connections that read no answer in parts.
+    public func historyChangesInParts(since: Int64, limit: Int, maxBytes: Int?, timeout: Duration?) async throws -> HistoryChangesAnswer {
+        .whole(try await historyChanges(since: since, limit: limit, maxBytes: maxBytes, timeout: timeout))
     }
 }
 

@@ -10,7 +10,7 @@ final class PendingRequests: Sendable {
     enum Answer: Sendable {
         /// The `result`, and the message it came in (for the exact bytes of its parts).
         case whole(result: JSONValue, frame: Frame)
-        /// The answer is read in parts (`AnswerInParts`), which go to the request's `TimelineParts`.
+        /// The answer is read in parts (`AnswerInParts`), which go to the request's `AnswerParts`.
         case inParts
     }
 
@@ -78,6 +78,9 @@ final class PendingRequests: Sendable {
         waiter?.resume(with: result)
         return known
     }
+
+    /// How many requests wait for their answer (or have one not yet taken).
+    var count: Int { state.withLock { $0.slots.count } }
 
     /// Forgets `id` (its request is over).
     func forget(_ id: RequestID) {

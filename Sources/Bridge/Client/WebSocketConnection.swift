@@ -20,7 +20,7 @@ final class WebSocketConnection: Sendable {
     enum Event: Sendable {
         /// A text or binary message's payload.
         case message([UInt8])
-        /// The next bytes of a message over the limit, read while `streamsLargeMessages` was set:
+        /// The next bytes of a message over `streamsMessagesOver` bytes, read while that was set:
         /// its frames' payloads in pieces of at most `partSize` bytes, as they arrive; `isLast`
         /// on the message's last piece.
         case part([UInt8], isLast: Bool)
@@ -54,10 +54,10 @@ final class WebSocketConnection: Sendable {
     /// connection from reading its socket (TCP then pushes back on the bridge).
     let inbound: BoundedBuffer<Event>
     private let commands: AsyncStream<Command>.Continuation
-    /// While set, a message over the limit is passed on in parts (`Event.part`), up to
-    /// `maximumStreamedSize` bytes, instead of ending the connection: set by a client waiting for
-    /// an answer it can read in parts.
-    let streamsLargeMessages = Atomic<Bool>(false)
+    /// A message over this many bytes is passed on in parts (`Event.part`), up to
+    /// `maximumStreamedSize` bytes, instead of whole (or, over the message limit, ending the
+    /// connection): lowered by a client waiting for an answer it can read in parts; `Int.max` else.
+    let streamsMessagesOver = Atomic<Int>(Int.max)
     /// Settled once the connection's task is over.
     private let ended = OneShot<Void>()
 
@@ -236,8 +236,8 @@ final class WebSocketConnection: Sendable {
     }
 
     /// Assembles messages from frames into `inbound`, so that a text message's bytes reach the
-    /// parser exactly as sent, never repaired through a String; a message over the limit is
-    /// passed on in parts while `streamsLargeMessages` is set. Returns once `inbound` is finished.
+    /// parser exactly as sent, never repaired through a String; a message over
+    /// `streamsMessagesOver` bytes is passed on in parts. Returns once `inbound` is finished.
     ///
     /// - Throws: `BridgeError.messageTooLarge` for a message over `limits.whole` (or, in parts,
     ///   over `limits.streamed`), with its size (at least) when its frames were read
@@ -255,8 +255,8 @@ final class WebSocketConnection: Sendable {
             }
             inMessage = !frame.fin
             let size = (streamed ?? message.count) + frame.data.readableBytes
-            if streamed == nil, size > limits.whole {
-                guard streamsLargeMessages.load(ordering: .relaxed) else {
+            if streamed == nil, size > min(limits.whole, streamsMessagesOver.load(ordering: .relaxed)) {
+                guard size <= limits.whole || streamsMessagesOver.load(ordering: .relaxed) <= limits.whole else {
                     throw BridgeError.messageTooLarge(size: size, limit: limits.whole)
                 }
                 streamed = message.count

@@ -1,6 +1,8 @@
-/// Reads a JSON-RPC answer whose `result` is an array in pieces, as its bytes arrive, without ever
-/// holding it whole: every member of the answer's object but `result` comes whole (`id`, `error`,
-/// `jsonrpc`), and `result`'s elements one at a time, each as its exact bytes.
+/// Reads a JSON-RPC answer in pieces, as its bytes arrive, without ever holding it whole: every
+/// member of the answer's object comes whole (`id`, `error`, `jsonrpc`) but its `result` when that
+/// is an array, whose elements come one at a time, or an object, whose members come whole but its
+/// `items` array, whose elements come one at a time (`tinyvex/history.changes`' pages), each as
+/// its exact bytes. Members may come in any order.
 ///
 /// It follows the structure only (objects, arrays, strings and their escapes, separators); each
 /// piece is parsed by whoever reads it. A piece longer than `pieceLimit` bytes is refused
@@ -8,9 +10,15 @@
 struct AnswerScanner {
     /// What the scanner found complete.
     enum Piece: Equatable {
-        /// A member of the answer's object, other than an array `result`: its key and value bytes.
+        /// A member of the answer's object, other than an array or object `result`: its key and
+        /// value bytes.
         case member(key: String, value: [UInt8])
-        /// An element of the `result` array: its bytes.
+        /// The `result` is an object: its members follow, as `resultMember`s and, for its `items`
+        /// array, `element`s.
+        case resultObject
+        /// A member of an object `result`, other than an array `items`.
+        case resultMember(key: String, value: [UInt8])
+        /// An element of the `result` array, or of an object `result`'s `items` array: its bytes.
         case element([UInt8])
     }
 
@@ -30,6 +38,8 @@ struct AnswerScanner {
     /// The most bytes a piece (a member's value or an element) may have.
     let pieceLimit: Int
     private var place = Place.beforeObject
+    /// True inside an object `result` (its members are the ones read).
+    private var inResultObject = false
     private var key: [UInt8] = []
     private var keyEscaped = false
     private var value = ValueBytes()
@@ -50,7 +60,8 @@ struct AnswerScanner {
                 guard value.bytes.count <= pieceLimit else { throw .pieceTooLarge(size: value.bytes.count) }
                 if ended {
                     if place == .inMember {
-                        pieces.append(.member(key: String(decoding: key, as: UTF8.self), value: value.bytes))
+                        let name = String(decoding: key, as: UTF8.self)
+                        pieces.append(inResultObject ? .resultMember(key: name, value: value.bytes) : .member(key: name, value: value.bytes))
                         place = .afterMember
                     } else {
                         pieces.append(.element(value.bytes))
@@ -75,22 +86,28 @@ struct AnswerScanner {
                 let byte = chunk[index]
                 index += 1
                 if Self.isWhitespace(byte) { continue }
-                try step(byte)
+                if try step(byte) { pieces.append(.resultObject) }
             }
         }
         return pieces
     }
 
-    /// One significant byte outside keys and values.
-    private mutating func step(_ byte: UInt8) throws(ScanError) {
+    /// One significant byte outside keys and values; true when it opens an object `result`.
+    private mutating func step(_ byte: UInt8) throws(ScanError) -> Bool {
         switch (place, byte) {
         case (.beforeObject, UInt8(ascii: "{")): place = .beforeKey
         case (.beforeKey, UInt8(ascii: "\"")):
             key = []
             place = .inKey
-        case (.beforeKey, UInt8(ascii: "}")), (.afterMember, UInt8(ascii: "}")): place = .done
+        case (.beforeKey, UInt8(ascii: "}")), (.afterMember, UInt8(ascii: "}")):
+            place = inResultObject ? .afterMember : .done
+            inResultObject = false
         case (.afterKey, UInt8(ascii: ":")): place = .beforeValue
-        case (.beforeValue, UInt8(ascii: "[")) where key == Array("result".utf8): place = .beforeElement
+        case (.beforeValue, UInt8(ascii: "[")) where key == Array(inResultObject ? "items".utf8 : "result".utf8): place = .beforeElement
+        case (.beforeValue, UInt8(ascii: "{")) where !inResultObject && key == Array("result".utf8):
+            inResultObject = true
+            place = .beforeKey
+            return true
         case (.beforeValue, _) where Self.startsValue(byte):
             value = ValueBytes()
             _ = value.take([byte], from: 0)
@@ -105,6 +122,7 @@ struct AnswerScanner {
         default:
             throw .malformed("unexpected \(Self.describe(byte)) in the answer's \(place)")
         }
+        return false
     }
 
     /// Checks that the answer ended where an object ends.

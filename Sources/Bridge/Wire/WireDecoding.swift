@@ -52,21 +52,31 @@ enum WireDecoding {
     static func changes(_ result: JSONValue, frame: Frame, since: Int64) throws(BridgeError) -> HistoryChangesPage {
         let method = BridgeMethod.historyChanges
         guard let items = result["items"] else { throw .unexpectedResult(method: method, reason: "no items") }
-        let changes = try array(items, method).map { item throws(BridgeError) in
-            guard let seq = item["seq"]?.int64Value else { throw .unexpectedResult(method: method, reason: "an item has no seq") }
-            return HistoryChange(
-                seq: seq,
-                sessionID: try string(item, "session_id", method),
-                ts: item["ts"]?.int64Value,
-                update: try update(item, frame, method)
-            )
-        }
+        let changes = try array(items, method).map { item throws(BridgeError) in try change(item, frame) }
         return HistoryChangesPage(
             items: changes,
             next: result["next"]?.int64Value ?? changes.last?.seq ?? since,
             hasMore: result["has_more"]?.boolValue ?? false,
             byteCount: frame.bytes.count
         )
+    }
+
+    /// One item of a history page read in parts: `bytes` are its exact JSON.
+    static func historyChange(_ bytes: [UInt8]) throws(BridgeError) -> HistoryChange {
+        let frame: Frame
+        do {
+            frame = try Frame(bytes: bytes)
+        } catch {
+            throw .unexpectedResult(method: BridgeMethod.historyChanges, reason: "an item is not JSON: \(error.reason)")
+        }
+        return try change(frame.json, frame)
+    }
+
+    private static func change(_ item: JSONValue, _ frame: Frame) throws(BridgeError) -> HistoryChange {
+        let method = BridgeMethod.historyChanges
+        guard let seq = item["seq"]?.int64Value else { throw .unexpectedResult(method: method, reason: "an item has no seq") }
+        return HistoryChange(seq: seq, sessionID: try string(item, "session_id", method), ts: item["ts"]?.int64Value,
+                             update: try update(item, frame, method))
     }
 
     static func sessions(_ result: JSONValue) throws(BridgeError) -> HistorySessionsPage {
