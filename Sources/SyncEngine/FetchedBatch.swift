@@ -51,28 +51,37 @@ struct FetchedBatch: Sendable {
                 throw PageRefused(since: since, requested: limit, size: size, limit: messageLimit)
             }
         }
-        /// Sends what is pending once it is a transaction's worth (or `always`); false when the
-        /// writer is gone.
-        func send(always: Bool) async -> Bool {
+        /// Sends what is pending once it is a transaction's worth, or would be past it with
+        /// `adding` bytes more (or `always`); false when the writer is gone.
+        func send(always: Bool, adding: Int = 0) async -> Bool {
             // The first batch goes at an eighth of a transaction's worth: the writer starts while
             // the pages after it come.
             let share = sentCursor == since ? 8 : 1
             let full = pending.events.count >= configuration.eventsPerTransaction / share
-                || pending.events.byteCount >= configuration.bytesPerTransaction / share
-            guard always || full else { return true }
+                || pending.events.byteCount + adding >= configuration.bytesPerTransaction / share
+            guard always || (full && !pending.events.isEmpty) else { return true }
             guard await batches.send(pending, bytes: pending.events.byteCount) else { return false }
             sentCursor = pending.cursor
-            pending.events = EventBatch(reservingRowsAndBytesOf: pending.events)
+            pending.events = EventBatch(reservingRowsAndBytesOf: pending.events, upTo: configuration.bytesPerTransaction)
             return true
         }
         var requests = PageRequests(cursor: since)
         do {
             // Its tasks never throw: each answer carries its error, thrown when its turn comes.
             try await withThrowingTaskGroup(of: PageRequests.Answer.self) { group in
+                // A request is sent once the answer to the one before it began to come: the bridge
+                // prepares it while that answer is read, and cannot answer it first (an answer read
+                // in parts holds the connection until it is read, and is read in its turn).
+                var lastAnswered: OneShot<Void>?
                 func ask(since: Int64) {
                     let limit = sizer.size
                     let number = requests.ask(since: since, limit: limit)
+                    let before = lastAnswered
+                    let answered = OneShot<Void>()
+                    lastAnswered = answered
                     group.addTask {
+                        _ = await before?.valueUnlessCancelled()
+                        defer { answered.settle() }
                         do {
                             return PageRequests.Answer(number: number, result: .success(try await page(since: since, limit: limit)))
                         } catch {
@@ -103,9 +112,14 @@ struct FetchedBatch: Sendable {
                             events = fetched.items.count
                         case .inParts(let parts):
                             (ending, events) = try await readInParts(parts, askedSince: askedSince, limit: limit,
-                                                                     itemLimit: configuration.clientOptions.maximumMessageSize,
-                                                                     append: append,
-                                                                     send: { await send(always: false) })
+                                                                     itemLimit: configuration.clientOptions.maximumMessageSize) { items in
+                                // A large event goes into the next batch rather than grow this one past its worth.
+                                for item in items {
+                                    guard await send(always: false, adding: item.update.rawBytes.count) else { return false }
+                                    append([item])
+                                }
+                                return true
+                            }
                         }
                         sizer.observe(events: events, bytes: ending.byteCount)
                         // A page may be empty yet move the cursor (the bridge skipped rows it could
@@ -134,11 +148,12 @@ struct FetchedBatch: Sendable {
         }
     }
 
-    /// Reads a page that comes in parts: its items appended as they come, sent on in batches as
-    /// they fill; returns how the page ended and how many events it held.
+    /// Reads a page that comes in parts, its items taken (`take`: appended, and sent on in batches
+    /// as they fill; false when the writer is gone) as they come; returns how the page ended and
+    /// how many events it held.
     private static func readInParts(
         _ parts: HistoryPageParts, askedSince: Int64, limit: Int, itemLimit: Int,
-        append: ([HistoryChange]) -> Void, send: () async -> Bool
+        take: ([HistoryChange]) async -> Bool
     ) async throws -> (HistoryPageEnding, events: Int) {
         defer { parts.stop() }
         var events = 0
@@ -149,8 +164,7 @@ struct FetchedBatch: Sendable {
                 guard !items.isEmpty else { break }
                 events += items.count
                 lastSeq = items.last?.seq ?? lastSeq
-                append(items)
-                guard await send() else { throw CancellationError() }
+                guard await take(items) else { throw CancellationError() }
             }
         } catch BridgeError.messageTooLarge(let size, let messageLimit) {
             // Over the message limit, the item after the last one read is too large alone (no

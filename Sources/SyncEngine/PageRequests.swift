@@ -64,24 +64,19 @@ struct PageRequests {
     /// and for how many events; nil when none is in flight. Answers of dropped requests are
     /// abandoned as they come.
     ///
-    /// An answer read in parts that comes before the ones ahead of it fails (and is abandoned):
-    /// it cannot wait unread, for the connection reads nothing else meanwhile; the bridges answer
-    /// in order.
+    /// An answer read in parts may come before the one ahead of it: the connection read that one
+    /// first, and its task is a step behind. (`FetchedBatch` asks for a page once the answer
+    /// ahead of it began, so none can come first on the connection.)
     ///
     /// - Throws: that request's error (not those of requests after it, nor of dropped ones).
     mutating func next(from group: inout ThrowingTaskGroup<Answer, any Error>) async throws
         -> (since: Int64, limit: Int, answer: HistoryChangesAnswer)? {
         guard let first = inFlight.first else { return nil }
         while early[first.number] == nil {
-            guard var answer = try await group.next() else { return nil }
+            guard let answer = try await group.next() else { return nil }
             if dropped.remove(answer.number) != nil {
                 answer.abandon()
                 continue
-            }
-            if answer.number != first.number, case .success(.inParts) = answer.result {
-                answer.abandon()
-                answer.result = .failure(BridgeError.unexpectedResult(method: BridgeMethod.historyChanges,
-                                                                      reason: "a page answered before the one asked ahead of it"))
             }
             early[answer.number] = answer
         }

@@ -36,6 +36,9 @@ public final class OASyncProcess {
         let command = namespace?.wrap(BuildProducts.executable("oa-sync"), arguments) ?? (executable: BuildProducts.executable("oa-sync"), arguments: arguments)
         process.executableURL = command.executable
         process.arguments = command.arguments
+        // A crash leaves its backtrace in the log (by default only a terminal gets one).
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["SWIFT_BACKTRACE": "enable=yes,interactive=no,output-to=stderr"]) { _, set in set }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)  // the handle below says why, if it failed
         let logWriter = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         defer { try? logWriter.close() }
@@ -67,10 +70,16 @@ public final class OASyncProcess {
                 throw WaitTimedOut(awaited: "oa-sync to log \(what)", timeout: timeout, seen: error.seen)
             } catch let error as OutputLineReader.ProcessEnded {
                 throw OASyncEnded(description: "oa-sync ended (status \(end.endedStatus.map(String.init) ?? "?")) before it logged \(what); "
-                    + error.seen)
+                    + error.seen + "; its log ends:\n" + logTail())
             }
             if let json = try? JSONParser.parse(line), predicate(json) { return json }
         }
+    }
+
+    /// The last 4 KB of the log (a crash's backtrace, say).
+    private func logTail() -> String {
+        guard let log = FileManager.default.contents(atPath: logPath) else { return "(unreadable)" }
+        return String(decoding: log.suffix(4096), as: UTF8.self)
     }
 
     /// Waits for the engine to reach `state`.

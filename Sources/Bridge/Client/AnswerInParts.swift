@@ -22,8 +22,6 @@ struct AnswerInParts {
     let id: RequestID
     let method: String
     let sink: Sink
-    /// The largest item, in bytes (the message limit).
-    let itemLimit: Int
     /// Messages over this many bytes are read in parts while the request waits.
     let streamsOver: Int
     /// True once the rest of the message is skipped.
@@ -35,11 +33,10 @@ struct AnswerInParts {
     private var next: Int64?
     private var hasMore = false
 
-    init(id: RequestID, method: String, sink: Sink, itemLimit: Int, streamsOver: Int) {
+    init(id: RequestID, method: String, sink: Sink, streamsOver: Int) {
         self.id = id
         self.method = method
         self.sink = sink
-        self.itemLimit = itemLimit
         self.streamsOver = streamsOver
     }
 

@@ -42,16 +42,15 @@ public struct HistoryPageEnding: Sendable, Equatable {
 /// ended: bounded in items and bytes, so that while the reader is behind the connection stops
 /// reading its socket (TCP then pushes back on the bridge). One reader.
 public final class AnswerParts<Item: Sendable, Ending: Sendable>: Sendable {
-    /// Items kept unread at most: this many…
-    static var itemLimit: Int { 4096 }
-    /// …and this many bytes of them (a single larger item is still taken).
-    static var byteLimit: Int { 8 << 20 }
-
-    private let items = BoundedBuffer<Item>(elementLimit: AnswerParts.itemLimit, byteLimit: AnswerParts.byteLimit)
+    private let items: BoundedBuffer<Item>
     /// How the answer ended: nil while it is being read.
     private let outcome = Mutex<Result<Ending, BridgeError>?>(nil)
 
-    init() {}
+    /// - Parameter byteLimit: the bytes of the items kept unread at most (a single larger item
+    ///   is still taken), besides at most 4,096 items.
+    init(byteLimit: Int = 8 << 20) {
+        items = BoundedBuffer(elementLimit: 4096, byteLimit: byteLimit)
+    }
 
     /// The next items, oldest first: those waiting, up to `limit`, or the next to arrive.
     /// Empty once every item of the answer was read (`ending` then says what else it said).

@@ -53,7 +53,9 @@ extension BridgeClient {
                                                   timeout: Duration?) async throws -> HistoryChangesAnswer {
         var params = [JSONMember("since", .number(since)), JSONMember("limit", .number(Int64(limit)))]
         if let maxBytes { params.append(JSONMember("max_bytes", .number(Int64(maxBytes)))) }
-        let parts = HistoryPageParts()
+        // Its reader only packs the items for the store: a little ahead is enough, and a page of
+        // large events costs the few waiting, each held decoded beside its bytes.
+        let parts = HistoryPageParts(byteLimit: 1 << 20)
         let answer = try await request(BridgeMethod.historyChanges, params: .object(params), timeout: timeout,
                                        inParts: (.historyPage(parts, since: since), historyPageWholeLimit))
         switch answer {

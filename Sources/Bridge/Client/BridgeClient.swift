@@ -176,8 +176,7 @@ public actor BridgeClient {
         try pending.expect(id)
         defer { pending.forget(id) }
         if let inParts {
-            waitingForParts[id] = AnswerInParts(id: id, method: method, sink: inParts.sink, itemLimit: options.maximumMessageSize,
-                                                streamsOver: inParts.streamsOver)
+            waitingForParts[id] = AnswerInParts(id: id, method: method, sink: inParts.sink, streamsOver: inParts.streamsOver)
             updateStreamingThreshold()
         }
         do {

@@ -26,7 +26,8 @@ public protocol BridgeConnection: Sendable {
     /// A page of the history after `since`: `limit` events at most, and, when `maxBytes` is given
     /// (only to a bridge that offers it), ending once its updates reach that many bytes.
     func historyChanges(since: Int64, limit: Int, maxBytes: Int?, timeout: Duration?) async throws -> HistoryChangesPage
-    /// A page as `historyChanges` gives it; a large one is read in parts.
+    /// A page as `historyChanges` gives it; a large one is read in parts (which holds the
+    /// connection until they are read: the caller reads them, or stops them).
     func historyChangesInParts(since: Int64, limit: Int, maxBytes: Int?, timeout: Duration?) async throws -> HistoryChangesAnswer
     func historySessions(after cursor: String?, limit: Int) async throws -> HistorySessionsPage
     func newSession() async throws -> String

@@ -40,10 +40,11 @@ public struct EventBatch: Sendable {
         self.bytes.reserveCapacity(bytes)
     }
 
-    /// An empty batch with room for about what `previous` holds and an eighth more: batches in a
-    /// row are alike, and a buffer that grows copies what it holds and touches new memory each time.
-    public init(reservingRowsAndBytesOf previous: EventBatch) {
-        self.init(reservingRows: previous.count + previous.count / 8, bytes: previous.byteCount + previous.byteCount / 8)
+    /// An empty batch with room for about what `previous` holds and an eighth more, up to `limit`
+    /// bytes: batches in a row are alike, and a buffer that grows copies what it holds and touches
+    /// new memory each time; but one that ended on a large event says nothing of the next.
+    public init(reservingRowsAndBytesOf previous: EventBatch, upTo limit: Int) {
+        self.init(reservingRows: previous.count + previous.count / 8, bytes: min(limit, previous.byteCount + previous.byteCount / 8))
     }
 
     /// `events`, packed.
