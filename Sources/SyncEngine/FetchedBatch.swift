@@ -69,19 +69,10 @@ struct FetchedBatch: Sendable {
         do {
             // Its tasks never throw: each answer carries its error, thrown when its turn comes.
             try await withThrowingTaskGroup(of: PageRequests.Answer.self) { group in
-                // A request is sent once the answer to the one before it began to come: the bridge
-                // prepares it while that answer is read, and cannot answer it first (an answer read
-                // in parts holds the connection until it is read, and is read in its turn).
-                var lastAnswered: OneShot<Void>?
                 func ask(since: Int64) {
                     let limit = sizer.size
                     let number = requests.ask(since: since, limit: limit)
-                    let before = lastAnswered
-                    let answered = OneShot<Void>()
-                    lastAnswered = answered
                     group.addTask {
-                        _ = await before?.valueUnlessCancelled()
-                        defer { answered.settle() }
                         do {
                             return PageRequests.Answer(number: number, result: .success(try await page(since: since, limit: limit)))
                         } catch {
@@ -102,7 +93,17 @@ struct FetchedBatch: Sendable {
                 ask(since: since)
                 askAhead()
                 do {
-                    while let (askedSince, limit, answer) = try await requests.next(from: &group) {
+                    while true {
+                        let taken: (since: Int64, limit: Int, answer: HistoryChangesAnswer)?
+                        do {
+                            taken = try await requests.next(from: &group)
+                        } catch is HistoryPageAnsweredAhead {
+                            // Skipped by the client, with the pages after it: asked again.
+                            ask(since: requests.cursor)
+                            askAhead()
+                            continue
+                        }
+                        guard let (askedSince, limit, answer) = taken else { break }
                         let ending: HistoryPageEnding
                         let events: Int
                         switch answer {

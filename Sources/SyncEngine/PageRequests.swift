@@ -65,10 +65,13 @@ struct PageRequests {
     /// abandoned as they come.
     ///
     /// An answer read in parts may come before the one ahead of it: the connection read that one
-    /// first, and its task is a step behind. (`FetchedBatch` asks for a page once the answer
-    /// ahead of it began, so none can come first on the connection.)
+    /// first, and its task is a step behind. One the bridge sent first on the connection was
+    /// skipped by the client (`HistoryPageAnsweredAhead`): it and the requests after it are
+    /// dropped, and the pages go on from the cursor once the first is taken; when it is the
+    /// first (the one ahead of it was taken meanwhile), they are all dropped, and this throws it.
     ///
-    /// - Throws: that request's error (not those of requests after it, nor of dropped ones).
+    /// - Throws: that request's error (not those of requests after it, nor of dropped ones);
+    ///   `HistoryPageAnsweredAhead`: nothing is in flight any more, ask again from the cursor.
     mutating func next(from group: inout ThrowingTaskGroup<Answer, any Error>) async throws
         -> (since: Int64, limit: Int, answer: HistoryChangesAnswer)? {
         guard let first = inFlight.first else { return nil }
@@ -78,9 +81,19 @@ struct PageRequests {
                 answer.abandon()
                 continue
             }
+            if case .failure(let error) = answer.result, error is HistoryPageAnsweredAhead,
+               let index = inFlight.firstIndex(where: { $0.number == answer.number }), index > 0 {
+                drop(inFlight[index...].map(\.number), besides: answer.number)
+                inFlight.removeSubrange(index...)
+                continue
+            }
             early[answer.number] = answer
         }
         guard let answer = early.removeValue(forKey: first.number) else { return nil }
+        if case .failure(let error) = answer.result, error is HistoryPageAnsweredAhead {
+            drop(inFlight.map(\.number), besides: first.number)
+            inFlight.removeAll()
+        }
         return (first.since, first.limit, try answer.result.get())
     }
 
@@ -97,14 +110,20 @@ struct PageRequests {
         inFlight.removeFirst()
         cursor = max(cursor, next)
         if let following = inFlight.first, !hasMore || next < following.since {
-            for request in inFlight {
-                if let answer = early.removeValue(forKey: request.number) {
-                    answer.abandon()
-                } else {
-                    dropped.insert(request.number)
-                }
-            }
+            drop(inFlight.map(\.number))
             inFlight.removeAll()
+        }
+    }
+
+    /// The answers of `numbers` are not wanted: those taken are abandoned, the others will be as
+    /// they come (but `taken`'s, at hand).
+    private mutating func drop(_ numbers: [Int], besides taken: Int? = nil) {
+        for number in numbers where number != taken {
+            if let answer = early.removeValue(forKey: number) {
+                answer.abandon()
+            } else {
+                dropped.insert(number)
+            }
         }
     }
 

@@ -102,6 +102,30 @@ struct PageRequestsTests {
         await #expect(throws: BridgeError.self, "stopped: nobody reads it") { _ = try await secondParts.next(upTo: 10) }
     }
 
+    @Test("a page the client skipped as answered ahead is dropped with those after it; the pages go on from the cursor")
+    func answeredAhead() async throws {
+        var requests = PageRequests(cursor: 0)
+        let first = requests.ask(since: 0, limit: 3)
+        let second = requests.ask(since: 3, limit: 3)
+        let firstPage = page(1...3, hasMore: true)
+        try await withThrowingTaskGroup(of: PageRequests.Answer.self) { group -> Void in
+            group.addTask { PageRequests.Answer(number: second, result: .failure(HistoryPageAnsweredAhead())) }
+            group.addTask { PageRequests.Answer(number: first, result: .success(.whole(firstPage))) }
+            let (since, _, answer) = try #require(try await requests.next(from: &group))
+            #expect(since == 0)
+            guard case .whole(let page) = answer else {
+                Issue.record("the first page, whole")
+                return
+            }
+            requests.finishFirst(next: page.next, hasMore: true)
+            if requests.waiting == 1 {
+                // The first page's task ended before the skipped one's: that one is first now.
+                await #expect(throws: HistoryPageAnsweredAhead.self) { _ = try await requests.next(from: &group) }
+            }
+            #expect(requests.waiting == 0 && requests.cursor == 3 && requests.guessedNext == 3, "the second is asked again from the cursor")
+        }
+    }
+
     /// Answers the requests (in whatever order their tasks end), then takes pages in the order
     /// asked (`upTo` of them at most), as `FetchedBatch.fetchAll` does, without asking for more.
     private func answering(_ answers: KeyValuePairs<Int, Result<HistoryChangesPage, any Error>>, _ requests: inout PageRequests,

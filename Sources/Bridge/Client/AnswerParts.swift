@@ -17,6 +17,11 @@ public enum HistoryChangesAnswer: Sendable {
     case inParts(HistoryPageParts)
 }
 
+/// A history page's answer came, to be read in parts, while a page asked from an earlier seq was
+/// still unanswered: it is skipped unread, for the connection to go on to that one (which its
+/// reader takes first, and which could not come while this one waited unread). Ask for it again.
+public struct HistoryPageAnsweredAhead: Error, Sendable {}
+
 /// The items of a stock timeline read in parts.
 public typealias TimelineParts = AnswerParts<TimelineItem, Void>
 

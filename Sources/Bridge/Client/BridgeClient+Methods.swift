@@ -64,9 +64,10 @@ extension BridgeClient {
         }
     }
 
-    /// The largest history page read whole: 1 MiB, or a quarter of the message limit when that is
-    /// less (the pages the sizer aims at). Such a page is decoded in the caller's task, beside the
-    /// reading of the next; a larger one is read in parts.
+    /// The largest history page read whole: 1 MiB (the pages the sizer aims at), or a quarter of
+    /// the message limit when that is less. Such a page is decoded in the caller's task, beside
+    /// the reading of the next; a larger one, which met events larger than the sizer guessed, is
+    /// read in parts, an event at a time (at 4 MiB the runs history peaked 10–20 MiB higher).
     nonisolated var historyPageWholeLimit: Int { min(1 << 20, options.maximumMessageSize / 4) }
 
     /// A page of every session's metadata (history-cursor bridges).

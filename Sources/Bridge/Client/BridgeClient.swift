@@ -393,9 +393,25 @@ public actor BridgeClient {
         case .answer(let id)?:
             guard let answer = waitingForParts.removeValue(forKey: id) else { return .whole(prefix) }
             updateStreamingThreshold()
+            if isAhead(answer) {
+                answer.sink.fail(.connectionClosed(reason: "answered ahead of an earlier page"))
+                pending.settle(id, with: .failure(HistoryPageAnsweredAhead()))
+                return .skipped
+            }
             partsInFlight = answer.sink
             pending.settle(id, with: .success(.inParts))
             return .answer(answer)
+        }
+    }
+
+    /// Whether `answer` is a history page's while a page from an earlier seq waits: its reader
+    /// takes pages in order of their seqs, so it would wait for that one while this one, unread,
+    /// held the connection.
+    private func isAhead(_ answer: AnswerInParts) -> Bool {
+        guard case .historyPage(_, let since) = answer.sink else { return false }
+        return waitingForParts.values.contains { waiting in
+            if case .historyPage(_, let earlier) = waiting.sink { return earlier < since }
+            return false
         }
     }
 
