@@ -27,7 +27,9 @@ struct FetchedBatch: Sendable {
     /// (`PageSizer`).
     ///
     /// Two pages are asked for at a time (`PageRequests`): the bridge prepares one while the client
-    /// reads the other; a page of one event is asked alone. With `maxBytes` (a bridge that offers
+    /// reads the other; a page of one event is asked alone. Each request is sent once the answer
+    /// ahead of it is here (read whole, or its parts read to the end), so that answers come in the
+    /// order asked and the client holds one large answer at a time. With `maxBytes` (a bridge that offers
     /// the budget), each page also ends once its updates reach that many bytes, so that a page
     /// meeting a run of large events holds a few of them, not as many as the sizer guessed.
     ///
@@ -69,12 +71,31 @@ struct FetchedBatch: Sendable {
         do {
             // Its tasks never throw: each answer carries its error, thrown when its turn comes.
             try await withThrowingTaskGroup(of: PageRequests.Answer.self) { group in
+                /// Settled once the answer of the request asked last is here: with its parts when
+                /// it comes in parts (the connection is past it once they end), nil else.
+                var lastAnswered: OneShot<HistoryPageParts?>?
                 func ask(since: Int64) {
                     let limit = sizer.size
                     let number = requests.ask(since: since, limit: limit)
+                    let answerAhead = lastAnswered
+                    let answered = OneShot<HistoryPageParts?>()
+                    lastAnswered = answered
                     group.addTask {
+                        var parts: HistoryPageParts?
+                        defer { answered.settle(parts) }
+                        // Sent once the connection is past the answer ahead of it: the bridge
+                        // answers in the order asked, and the client never holds two large
+                        // answers at once (a message's frame is held whole while it is read).
+                        if let answerAhead {
+                            guard let partsAhead = await answerAhead.valueUnlessCancelled() else {
+                                return PageRequests.Answer(number: number, result: .failure(CancellationError()))
+                            }
+                            await partsAhead?.untilEnded()
+                        }
                         do {
-                            return PageRequests.Answer(number: number, result: .success(try await page(since: since, limit: limit)))
+                            let answer = try await page(since: since, limit: limit)
+                            if case .inParts(let answerParts) = answer { parts = answerParts }
+                            return PageRequests.Answer(number: number, result: .success(answer))
                         } catch {
                             return PageRequests.Answer(number: number, result: .failure(error))
                         }

@@ -50,6 +50,8 @@ public final class AnswerParts<Item: Sendable, Ending: Sendable>: Sendable {
     private let items: BoundedBuffer<Item>
     /// How the answer ended: nil while it is being read.
     private let outcome = Mutex<Result<Ending, BridgeError>?>(nil)
+    /// Settled once the answer was read to its end, failed or stopped.
+    private let ended = OneShot<Void>()
 
     /// - Parameter byteLimit: the bytes of the items kept unread at most (a single larger item
     ///   is still taken), besides at most 4,096 items.
@@ -80,6 +82,13 @@ public final class AnswerParts<Item: Sendable, Ending: Sendable>: Sendable {
         }
     }
 
+    /// Returns once the connection is past the answer (every item passed on, or reading
+    /// failed or stopped), or the calling task is cancelled: what a request that must not be
+    /// answered beside this one waits for.
+    public func untilEnded() async {
+        _ = await ended.valueUnlessCancelled()
+    }
+
     /// Stops reading: the rest of the answer is skipped.
     public func stop() {
         end(.failure(Self.leftUnread))
@@ -105,5 +114,6 @@ public final class AnswerParts<Item: Sendable, Ending: Sendable>: Sendable {
     private func end(_ result: Result<Ending, BridgeError>) {
         outcome.withLock { $0 = $0 ?? result }
         items.finish()
+        ended.settle()
     }
 }
