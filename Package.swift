@@ -388,7 +388,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecretsTests",
-            dependencies: ["Primitives", "Secrets", "TestSupport"]
+            dependencies: ["Primitives", "Secrets", "TestSupport", "ToolSupport"]
         ),
         .testTarget(
             name: "SyncTests",

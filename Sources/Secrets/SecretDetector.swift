@@ -4,88 +4,31 @@ import Foundation
 ///
 /// A rule is tried only when one of its keywords occurs in the text (and, for a built-in rule
 /// whose every match holds one of a few characters, one of those too), so that ordinary text costs
-/// one lowercasing and a few substring searches. Where matches overlap, the earlier rule's wins.
+/// one pass over its bytes for all the keywords (`KeywordSet`). Where matches overlap, the earlier rule's wins.
 public struct SecretDetector: Sendable {
     /// A rule with its compiled pattern.
     private struct Compiled: @unchecked Sendable {
         // NSRegularExpression is immutable once made, and safe to use from several threads.
         let rule: SecretRule
         let expression: NSRegularExpression
-        let keywords: [Keyword]
+        /// The numbers of its keywords in the detector's `KeywordSet`.
+        let keywords: [Int]
 
         /// Whether the rule is to be tried on a text: one of its keywords occurs in it (or it has
         /// none), and so does one of the characters every match holds (or it promises none).
-        func mayMatch(_ lowered: LoweredText) -> Bool {
-            guard keywords.isEmpty || keywords.contains(where: { $0.occurs(in: lowered) }) else { return false }
+        func mayMatch(_ text: String, _ found: KeywordSet.Found) -> Bool {
+            guard keywords.isEmpty || keywords.contains(where: found.contains) else { return false }
             let characters = rule.charactersInEveryMatch
-            return characters.isEmpty || lowered.utf8.withUnsafeBytes { text in
+            guard !characters.isEmpty else { return true }
+            return text.utf8.withContiguousStorageIfAvailable { text in
                 guard let base = text.baseAddress else { return false }
                 return characters.contains { character in memchr(base, Int32(character), text.count) != nil }
-            }
-        }
-    }
-
-    /// A rule's keyword, lowercased. An ASCII one is looked for byte by byte in the text's
-    /// lowercased UTF-8: `memchr` finds each place of its rarest byte (by the letters' frequency
-    /// in English, so `j` for `eyj` rather than `e`, which stops the search every few bytes), and
-    /// the keyword is compared there. That finds every place Foundation's `contains` finds (ASCII
-    /// has no other canonically equivalent spelling) at a fraction of its cost; any other keyword
-    /// is looked for through `contains`.
-    private struct Keyword: Sendable {
-        let text: String
-        let asciiBytes: [UInt8]?
-        /// Where in `asciiBytes` its rarest byte is.
-        let anchor: Int
-
-        init(_ keyword: String) {
-            text = keyword.lowercased()
-            let bytes = text.utf8.allSatisfy { $0 < 0x80 } ? Array(text.utf8) : nil
-            asciiBytes = bytes
-            anchor = bytes.flatMap { bytes in bytes.indices.max { Self.rarity(bytes[$0]) < Self.rarity(bytes[$1]) } } ?? 0
-        }
-
-        /// How rare a byte is in text: letters by their frequency in English, most common first;
-        /// any other byte in the middle.
-        private static func rarity(_ byte: UInt8) -> Int {
-            lettersByFrequency.firstIndex(of: byte) ?? lettersByFrequency.count / 2
-        }
-
-        private static let lettersByFrequency = Array("etaoinsrhldcumfpgwybvkxjqz".utf8)
-
-        func occurs(in lowered: LoweredText) -> Bool {
-            guard let needle = asciiBytes else { return lowered.text.contains(text) }
-            guard !needle.isEmpty else { return true }
-            guard lowered.utf8.count >= needle.count else { return false }
-            return lowered.utf8.withUnsafeBytes { haystack in
-                needle.withUnsafeBytes { needle in
-                    guard let base = haystack.baseAddress, let needleBase = needle.baseAddress else { return false }
-                    let anchorByte = Int32(needle[anchor])
-                    // The places the anchor byte may stand: the keyword then fits in the text.
-                    var start = anchor
-                    let end = haystack.count - needle.count + anchor
-                    while start <= end, let found = memchr(base.advanced(by: start), anchorByte, end - start + 1) {
-                        let at = base.distance(to: found)
-                        if memcmp(base.advanced(by: at - anchor), needleBase, needle.count) == 0 { return true }
-                        start = at + 1
-                    }
-                    return false
-                }
-            }
-        }
-    }
-
-    /// A text lowercased, with its UTF-8, for the keywords to be looked for in.
-    private struct LoweredText {
-        let text: String
-        let utf8: [UInt8]
-
-        init(_ original: String) {
-            text = original.lowercased()
-            utf8 = Array(text.utf8)
+            } ?? characters.contains { text.utf8.contains($0) }
         }
     }
 
     private let compiled: [Compiled]
+    private let keywords: KeywordSet
     private let allowList: SecretAllowList
     /// A digest of the rules in force and the allow list: what a cache of findings is valid for.
     public let rulesDigest: String
@@ -96,6 +39,7 @@ public struct SecretDetector: Sendable {
     ///   does not exist (the error names the rule by kind and position, never quoting text).
     public init(extraRules: [SecretRule] = [], disabledKinds: Set<String> = [], allowList: SecretAllowList = SecretAllowList()) throws(SecretsConfigurationError) {
         var compiled: [Compiled] = []
+        var keywords = KeywordSet()
         let rules = (SecretRule.builtIn + extraRules).filter { !disabledKinds.contains($0.kind) }
         for (index, rule) in rules.enumerated() {
             let expression: NSRegularExpression
@@ -107,9 +51,10 @@ public struct SecretDetector: Sendable {
             guard rule.group >= 0, rule.group <= expression.numberOfCaptureGroups else {
                 throw .badRule(kind: rule.kind, index: index, reason: "its pattern has no group \(rule.group)")
             }
-            compiled.append(Compiled(rule: rule, expression: expression, keywords: rule.keywords.map(Keyword.init)))
+            compiled.append(Compiled(rule: rule, expression: expression, keywords: rule.keywords.map { keywords.add($0) }))
         }
         self.compiled = compiled
+        self.keywords = keywords
         self.allowList = allowList
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -127,8 +72,8 @@ public struct SecretDetector: Sendable {
     /// none), and one of the characters its every match holds. False means `findings(in:)` finds
     /// nothing, at the cost of a few substring searches.
     public func mayHoldSecrets(_ text: String) -> Bool {
-        let lowered = LoweredText(text)
-        return compiled.contains { $0.mayMatch(lowered) }
+        let found = keywords.found(in: text)
+        return compiled.contains { $0.mayMatch(text, found) }
     }
 
     /// The kind of the finding that stands for a whole text some rule could not be run to its end
@@ -140,12 +85,12 @@ public struct SecretDetector: Sendable {
     /// could not be run to its end, one finding of `unscannedKind` covering the whole text.
     public func findings(in text: String) -> [SecretFinding] {
         guard !text.isEmpty else { return [] }
-        let lowered = LoweredText(text)
+        let keywordsFound = keywords.found(in: text)
         let whole = NSRange(text.startIndex..., in: text)
         // The earlier rules' findings, in order; a rule's own matches do not overlap one another.
         var found: [SecretFinding] = []
         var unfinished = false
-        for entry in compiled where entry.mayMatch(lowered) {
+        for entry in compiled where entry.mayMatch(text, keywordsFound) {
             var added: [SecretFinding] = []
             entry.expression.enumerateMatches(in: text, options: [.reportCompletion], range: whole) { match, flags, _ in
                 if flags.contains(.internalError) { unfinished = true }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Secrets
 import TestSupport
+import ToolSupport
 import Testing
 
 /// The `password` rule's pattern starts at runs of name characters rather than at every word
@@ -63,20 +64,5 @@ import Testing
             #expect(values.first == NSRange(location: head.utf16.count, length: run.utf16.count))
             #expect(elapsed < .seconds(5), "\(elapsed) for \(text.utf8.count) bytes")
         }
-    }
-}
-
-/// A small seeded generator, so that a failure can be run again.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
