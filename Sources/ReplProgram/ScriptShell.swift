@@ -43,6 +43,7 @@ package struct ScriptShell {
         if trimmed.hasPrefix(".") { return await dotCommand(trimmed) }
         do {
             await runner.setPalette(colour && mode == .table ? .colour : .plain)
+            await runner.setTextOutput(writesTextAsMade ? output.result : nil)
             let result = try await runner.run(line: trimmed)
             if result.quits {
                 finished = true
@@ -69,6 +70,13 @@ package struct ScriptShell {
             output.failure("\(error)")
             return false
         }
+    }
+
+    /// Whether a long text (`show`) is written as it is made: not in JSON mode, nor where it may
+    /// go through the pager, which is chosen once the whole text is known to be taller than the
+    /// terminal.
+    private var writesTextAsMade: Bool {
+        mode != .json && !(settings.pager && pager != nil && Terminal.size != nil)
     }
 
     /// Prints `output`, through the pager when it is on and `output` is taller than the terminal

@@ -61,6 +61,18 @@ package enum BrowseCommands {
             let json = try storeCall { try JSONValueEncoder().encode(ShowAnswer.Events(sessionID: session.sessionID, events: shown.events.map(EventRow.init))) }
             return CommandResult(json: json, table: rawTable(shown.events))
         }
+        if let write = context.textOutput {
+            try storeCall {
+                var notes: String? = [failureNote(session), try views.archiveNote(of: session)]
+                    .compactMap { $0.map { context.palette.apply(.dim, to: "(\($0))") + "\n" } }.joined()
+                try views.readConversation(of: session) { entries in
+                    write((notes ?? "") + ConversationText.render(entries, palette: context.palette))
+                    notes = nil
+                }
+                if let notes { write(notes + ConversationText.render([], palette: context.palette)) }
+            }
+            return CommandResult(json: .null)
+        }
         let document = try storeCall { try views.sessionDocument(session) }
         let notes = [failureNote(session), document.archiveNote].compactMap { $0.map { context.palette.apply(.dim, to: "(\($0))") + "\n" } }.joined()
         let text = ConversationText.render(document.entries, palette: context.palette)

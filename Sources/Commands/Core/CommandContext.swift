@@ -15,6 +15,11 @@ public final class CommandContext {
     /// no reports. A front end sets it only where it can show them without mixing them into its
     /// output: oa-repl in text mode, when standard error is a terminal; never in JSON-lines mode.
     public var progress: ((CommandProgress) -> Void)?
+    /// Where a command may write a long text as it makes it (`show` of a session), a piece at
+    /// a time, each followed by a line break, so that it starts showing before the whole is read;
+    /// nil (the default) where a result must come whole: JSON, a pager, JSON lines. A command
+    /// that wrote its text returns a result without it.
+    public var textOutput: (@Sendable (String) -> Void)?
     /// How commands style the text and tables they make for people (the conversation's roles,
     /// states, search hits); `.plain` (the default) for everything but a terminal's table mode,
     /// which a front end sets, and never in JSON.

@@ -58,6 +58,12 @@ public actor CommandRunner {
         context.palette = palette
     }
 
+    /// Sets `CommandContext.textOutput`, where the next commands may write a long text as they
+    /// make it (nil: results come whole).
+    public func setTextOutput(_ output: (@Sendable (String) -> Void)?) {
+        context.textOutput = output
+    }
+
     /// How a feed started now redacts what it hands over (`CommandContext.feedRedaction()`).
     package func feedRedaction() -> FeedRedaction {
         context.feedRedaction()

@@ -1,3 +1,4 @@
+import Foundation
 import ReadModel
 /// A conversation as plain text for a terminal, its headings coloured by `palette` when it has colour.
 enum ConversationText {
@@ -45,16 +46,32 @@ enum ConversationText {
         }
     }
 
-    /// `text` with `spaces` spaces at the start of each line. Works on UTF-8 bytes: splitting a
-    /// `String` by `Character` costs more than the rest of a long timeline's display.
+    /// `text` with `spaces` spaces at the start of each line. Works on UTF-8 bytes, a line at a
+    /// time (`memchr`): splitting a `String` by `Character`, or appending byte by byte, costs more
+    /// than the rest of a long timeline's display.
     static func indent(_ text: String, by spaces: Int = 2) -> String {
-        let pad = [UInt8](repeating: 0x20, count: spaces)
-        var bytes = pad
-        bytes.reserveCapacity(text.utf8.count + spaces * 8)
-        for byte in text.utf8 {
-            bytes.append(byte)
-            if byte == 0x0A { bytes.append(contentsOf: pad) }
+        var text = text
+        return text.withUTF8 { source in
+            var lineBreaks = 0
+            for byte in source where byte == 0x0A { lineBreaks += 1 }
+            return String(unsafeUninitializedCapacity: source.count + spaces * (lineBreaks + 1)) { output in
+                var written = 0
+                func pad() {
+                    for _ in 0..<spaces { output[written] = 0x20; written += 1 }
+                }
+                pad()
+                var start = 0
+                while start < source.count, let base = source.baseAddress {
+                    let lineEnd = memchr(base + start, 0x0A, source.count - start)
+                        .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) + 1 } ?? source.count
+                    _ = UnsafeMutableBufferPointer(rebasing: output[written..<(written + lineEnd - start)])
+                        .initialize(from: UnsafeBufferPointer(rebasing: source[start..<lineEnd]))
+                    written += lineEnd - start
+                    if source[lineEnd - 1] == 0x0A { pad() }
+                    start = lineEnd
+                }
+                return written
+            }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -213,6 +213,19 @@ extension MirrorStore {
         ) { Self.timelineEvent($0, sessionID: sessionID) }.reversed()
     }
 
+    /// The ordinals of a session's events that its desktop no longer has (`gone_at` set), in
+    /// order, found by their own index without reading the session's other events.
+    public func goneOrdinals(sessionID: String) throws -> [Int64] {
+        try database.query(
+            """
+            SELECT e.ordinal FROM events e INDEXED BY events_gone
+            WHERE e.session_no = (SELECT session_no FROM sessions WHERE session_id = ?) AND e.gone_at IS NOT NULL
+            ORDER BY e.ordinal
+            """,
+            [sessionID]
+        ) { $0.int64(0) }
+    }
+
     /// How many events of a session lie before the ordinal `start`, and how many at or after `end`.
     public func eventCounts(sessionID: String, before start: Int64, from end: Int64) throws -> (before: Int, after: Int) {
         try database.queryFirst(

@@ -5,11 +5,16 @@ import MirrorStore
 package enum ArchiveNote {
     /// One line, or nil when the desktop still has all of it.
     package static func line(session: SessionSummary, events: [TimelineEvent]) -> String? {
+        line(session: session, goneOrdinals: events.filter { $0.goneAt != nil }.map(\.ordinal))
+    }
+
+    /// One line, or nil when the desktop still has all of it, given the ordinals of the events
+    /// it no longer has.
+    package static func line(session: SessionSummary, goneOrdinals: [Int64]) -> String? {
         let desktop = session.desktop.map { "desktop \($0)" } ?? "desktop"
         if let gone = session.goneAt {
             return "No longer on its \(desktop) (noticed \(Timestamp(milliseconds: gone).iso8601)): kept in the mirror."
         }
-        let goneOrdinals = events.filter { $0.goneAt != nil }.map(\.ordinal)
         guard !goneOrdinals.isEmpty else { return nil }
         return "\(goneOrdinals.count) of its events (\(ranges(goneOrdinals))) are no longer on its \(desktop): kept in the mirror."
     }

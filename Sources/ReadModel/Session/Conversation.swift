@@ -43,6 +43,10 @@ public struct Conversation: Sendable, Equatable {
         public var diffs: [FileDiff] = []
         public var firstOrdinal: Int64
 
+        /// Whether the call has ended, well or not: its last status says so (`completed`, or
+        /// failed), or it reported an error.
+        public var hasEnded: Bool { failed || status == "completed" }
+
         /// Whether the call failed, in either encoding's words.
         public var failed: Bool { error != nil || status == "failed" || status == "error" }
     }
@@ -63,9 +67,15 @@ public struct Conversation: Sendable, Equatable {
 
     /// Accumulates entries; the message being merged is kept apart so that each chunk is appended
     /// in place (merging by `text + chunk` copied the whole message for every chunk).
-    private struct Builder {
+    ///
+    /// A reader that shows a long session as it is read takes the entries at the front as they
+    /// end (`takeEnded`); an update of a call taken already then stands as an entry of its own.
+    struct Builder {
         private var entries: [Entry] = []
+        /// How many entries were taken before `entries[0]`.
+        private var taken = 0
         private var openMessage: (role: Role, text: String, local: Bool, firstOrdinal: Int64)?
+        /// Where each tool call stands among all the entries, taken or not.
         private var toolIndex: [String: Int] = [:]
 
         mutating func add(_ event: TimelineEvent) {
@@ -88,13 +98,13 @@ public struct Conversation: Sendable, Equatable {
                 append(.plan(entries: plan, firstOrdinal: event.ordinal))
             case .toolCall(let call):
                 closeMessage()
-                toolIndex[call.callID] = entries.count
+                toolIndex[call.callID] = taken + entries.count
                 var entry = ToolCallEntry(callID: call.callID, name: call.name, kind: call.kind, arguments: call.arguments.map(Conversation.compactJSON),
                                           status: call.status, error: nil, output: nil, firstOrdinal: event.ordinal)
                 entry.take(content: call.content, rawOutput: call.rawOutput)
                 append(.toolCall(entry))
             case .toolCallUpdate(let update):
-                if let index = toolIndex[update.callID], case .toolCall(var call) = entries[index] {
+                if let index = toolIndex[update.callID].map({ $0 - taken }), index >= 0, case .toolCall(var call) = entries[index] {
                     // An update of an earlier call leaves the message being merged open.
                     call.apply(update)
                     entries[index] = .toolCall(call)
@@ -114,6 +124,19 @@ public struct Conversation: Sendable, Equatable {
             case .unknown(let kind):
                 append(.other(kind: kind, json: String(decoding: event.updateJSON, as: UTF8.self), firstOrdinal: event.ordinal))
             }
+        }
+
+        /// Takes the entries at the front that later events are not expected to change: those
+        /// before the first tool call that has not ended (`ToolCallEntry.hasEnded`), and before
+        /// the message being merged.
+        mutating func takeEnded() -> [Entry] {
+            let end = entries.firstIndex { entry in
+                if case .toolCall(let call) = entry { !call.hasEnded } else { false }
+            } ?? entries.count
+            let ended = Array(entries[..<end])
+            entries.removeFirst(end)
+            taken += end
+            return ended
         }
 
         mutating func finish() -> [Entry] {
