@@ -38,7 +38,8 @@ package struct Pager {
             return false
         }
         close(reading)
-        Self.writeAll(Array((text + "\n").utf8), to: writing)
+        // Until done, or until the pager stops reading (EPIPE).
+        DescriptorWriting.writeLine(text, to: writing)
         close(writing)
         return Self.exitStatus(of: pid).map { $0 == 0 } ?? true
     }
@@ -74,24 +75,6 @@ package struct Pager {
         var pid = pid_t()
         guard posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, environment) == 0 else { return nil }
         return pid
-    }
-
-    /// Writes `bytes` until done, or until the pager stops reading (EPIPE).
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-        bytes.withUnsafeBytes { buffer in
-            guard let start = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, start + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
     }
 
     /// Waits for `pid` to end: its exit status, or nil when a signal ended it (Ctrl-C in a pager

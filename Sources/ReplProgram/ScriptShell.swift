@@ -200,7 +200,7 @@ enum Terminal {
     }
 
     static func writeOut(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        DescriptorWriting.writeLine(text, to: STDOUT_FILENO)
     }
 
     static func writeError(_ text: String) {
