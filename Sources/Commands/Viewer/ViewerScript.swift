@@ -64,16 +64,24 @@ enum ViewerScript {
             const later = a.classList.contains("later");
             const fragment = await parse(a.dataset.fragment);
             const sections = [...fragment.querySelectorAll("section.entry")].filter((s) => !document.getElementById(s.id));
+            // What the reader sees stays in place: the entry next to the new ones (which trimming
+            // keeps) is where it was, whether or not the browser anchors the scroll itself.
+            const list = entries();
+            const kept = later ? list[list.length - 1] : list[0];
+            const top = kept?.getBoundingClientRect().top;
             if (later) a.parentElement.before(...sections); else a.parentElement.after(...sections);
             setLink(later ? "later" : "earlier", startOf(fragment, later ? "later" : "earlier"));
             trim(later);
+            if (kept?.isConnected) scrollBy(0, kept.getBoundingClientRect().top - top);
             loaded = true;
           } finally { busy = false; }
-          // A link still in reach (its intersection came while this load ran) loads on; a load
-          // that failed waits for the next scroll.
-          for (const next of loaded ? main.querySelectorAll("a.more[data-fragment]") : []) {
-            const r = next.getBoundingClientRect();
-            if (r.top < innerHeight + 600 && r.bottom > -600) { more(next); break; }
+          // Each link is observed anew, for the observer to say at its next look whether the
+          // link is in reach now: it reports changes only, and between two of its looks this load
+          // may have moved a link out of reach and a scroll brought it back, or its intersection
+          // came while the load ran. A load that failed waits for the next scroll.
+          for (const next of loaded && observer ? main.querySelectorAll("a.more[data-fragment]") : []) {
+            observer.unobserve(next);
+            observer.observe(next);
           }
         };
         const observer = main && "IntersectionObserver" in window
