@@ -8,29 +8,30 @@ extension MirrorViews {
         return SessionDocument(session: session, events: events, redactor: redaction.redactor())
     }
 
-    /// The conversation of `session` read a part at a time, in one read transaction, its entries
-    /// handed to `body` in order as soon as they end (`Conversation.Builder.takeEnded`), redacted
-    /// as one document: a reader shows a long session as it is read (`show`), holding a part of
-    /// it at a time. The entries are `sessionDocument`'s, but for an update of a tool call that
-    /// comes once the call ended and later entries were handed on: it stands as an entry of its
-    /// own where it comes. `body` is not called for a session without events.
+    /// The conversation of `session` read a part at a time, its entries handed to `body` in
+    /// order once their prompt turn has ended (`Conversation.Builder.takeEnded`), the rest at the
+    /// end, redacted as one document: a reader shows a long session as it is read (`show`),
+    /// holding a part of it at a time. Each part is read by a query of its own, so that no read
+    /// stays open while `body` waits on a slow reader (a pager), holding back the log's
+    /// checkpoints; a session that grows meanwhile shows what was committed as each part was
+    /// read. The entries are `sessionDocument`'s, but for an update of a tool call that comes
+    /// after a later prompt: it stands as an entry of its own where it comes. `body` is not
+    /// called for a session without events.
     public func readConversation(of session: SessionSummary, _ body: ([Conversation.Entry]) throws -> Void) throws {
-        try store.read {
-            let redactor = redaction.redactor()
-            var builder = Conversation.Builder()
-            // The first part small, for the first lines to show at once; then larger ones.
-            var eventsPerRead = 64
-            var from: Int64 = 0
-            while true {
-                let events = try store.timeline(sessionID: session.sessionID, range: TimelineRange(fromOrdinal: from, limit: eventsPerRead))
-                for event in events { builder.add(event) }
-                let isLast = events.count < eventsPerRead
-                let entries = isLast ? builder.finish() : builder.takeEnded()
-                if !entries.isEmpty { try body(Conversation(entries: entries).redacted(by: redactor).entries) }
-                guard !isLast, let last = events.last else { return }
-                from = last.ordinal + 1
-                eventsPerRead = min(eventsPerRead * 2, 1024)
-            }
+        let redactor = redaction.redactor()
+        var builder = Conversation.Builder()
+        // The first part small, for the first lines to show at once; then larger ones.
+        var eventsPerRead = 64
+        var from: Int64 = 0
+        while true {
+            let events = try store.timeline(sessionID: session.sessionID, range: TimelineRange(fromOrdinal: from, limit: eventsPerRead))
+            for event in events { builder.add(event) }
+            let isLast = events.count < eventsPerRead
+            let entries = isLast ? builder.finish() : builder.takeEnded()
+            if !entries.isEmpty { try body(Conversation(entries: entries).redacted(by: redactor).entries) }
+            guard !isLast, let last = events.last else { return }
+            from = last.ordinal + 1
+            eventsPerRead = min(eventsPerRead * 2, 1024)
         }
     }
 

@@ -91,6 +91,9 @@ struct FetchedBatch: Sendable {
                                 return PageRequests.Answer(number: number, result: .failure(CancellationError()))
                             }
                             await partsAhead?.untilEnded()
+                            guard !Task.isCancelled else {
+                                return PageRequests.Answer(number: number, result: .failure(CancellationError()))
+                            }
                         }
                         do {
                             let answer = try await page(since: since, limit: limit)

@@ -25,6 +25,7 @@ struct ConversationReadingTests {
         let secrets = PlantedSecrets.all.prefix(4).map(\.value)
         var events: [NewEvent] = []
         for turn in 0..<60 {
+            events.append(Self.chunk("user_message_chunk", "Prompt \(turn): check the build."))
             // A reply streamed in pieces of 1 to 6 bytes cut anywhere, a secret in it cut too.
             let reply = "Turn \(turn): the token is \(secrets[turn % secrets.count]) and the build is green.\n"
             var rest = Substring(reply)
@@ -53,7 +54,7 @@ struct ConversationReadingTests {
         #expect(!parts.flatMap { $0 }.contains { entry in secrets.contains { "\(entry)".contains($0) } })
     }
 
-    @Test("an update of a call that ended, once later entries were handed on, stands alone where it comes")
+    @Test("an update of a call that comes after a later prompt stands alone where it comes")
     func lateUpdateStandsAlone() throws {
         var events = [Self.toolCall("call-1"), Self.update("call-1", status: "completed", output: "first")]
         events += (0..<100).map { Self.chunk($0.isMultiple(of: 2) ? "agent_message_chunk" : "user_message_chunk", "m\($0)") }
@@ -73,6 +74,24 @@ struct ConversationReadingTests {
         #expect(first.output == "first")
         #expect(late.callID == "call-1" && late.output == "late")
         #expect(Array(read.dropFirst().dropLast()) == Array(whole.dropFirst()))
+    }
+
+    @Test("updates of a call within its turn are merged into it, the first part's end between them")
+    func updatesWithinATurn() throws {
+        // The first part is 64 events: the call completes at its last, and is updated again at the
+        // first of the next.
+        var events = [Self.chunk("user_message_chunk", "Prompt"), Self.toolCall("call-1")]
+        events += (0..<61).map { Self.chunk("agent_message_chunk", "w\($0) ") }
+        events += [Self.update("call-1", status: "completed", output: "first"), Self.update("call-1", status: "completed", output: "more")]
+        events += (0..<200).map { Self.chunk($0.isMultiple(of: 20) ? "user_message_chunk" : "agent_message_chunk", "m\($0) ") }
+        try store.appendEvents(events)
+        let views = MirrorViews(store: store, redaction: .none)
+        let session = try #require(try store.session(id: Self.sessionID))
+
+        var parts: [[Conversation.Entry]] = []
+        try views.readConversation(of: session) { parts.append($0) }
+        #expect(parts.count > 1, "read in \(parts.count) part(s)")
+        #expect(parts.flatMap { $0 } == (try views.sessionDocument(session).entries))
     }
 
     @Test("a session without events hands nothing on")

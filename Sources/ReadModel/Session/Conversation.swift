@@ -43,10 +43,6 @@ public struct Conversation: Sendable, Equatable {
         public var diffs: [FileDiff] = []
         public var firstOrdinal: Int64
 
-        /// Whether the call has ended, well or not: its last status says so (`completed`, or
-        /// failed), or it reported an error.
-        public var hasEnded: Bool { failed || status == "completed" }
-
         /// Whether the call failed, in either encoding's words.
         public var failed: Bool { error != nil || status == "failed" || status == "error" }
     }
@@ -68,8 +64,8 @@ public struct Conversation: Sendable, Equatable {
     /// Accumulates entries; the message being merged is kept apart so that each chunk is appended
     /// in place (merging by `text + chunk` copied the whole message for every chunk).
     ///
-    /// A reader that shows a long session as it is read takes the entries at the front as they
-    /// end (`takeEnded`); an update of a call taken already then stands as an entry of its own.
+    /// A reader that shows a long session as it is read takes the entries of the turns that have
+    /// ended (`takeEnded`); an update of a call taken already then stands as an entry of its own.
     struct Builder {
         private var entries: [Entry] = []
         /// How many entries were taken before `entries[0]`.
@@ -126,13 +122,14 @@ public struct Conversation: Sendable, Equatable {
             }
         }
 
-        /// Takes the entries at the front that later events are not expected to change: those
-        /// before the first tool call that has not ended (`ToolCallEntry.hasEnded`), and before
-        /// the message being merged.
+        /// Takes the entries of the prompt turns that have ended: those before the last message
+        /// from the person. An agent reports a turn's tool calls within the turn (ACP's prompt
+        /// turn ends once every call is reported, completed or cancelled), so later events do not
+        /// change them.
         mutating func takeEnded() -> [Entry] {
-            let end = entries.firstIndex { entry in
-                if case .toolCall(let call) = entry { !call.hasEnded } else { false }
-            } ?? entries.count
+            let end = entries.lastIndex { entry in
+                if case .message(.user, _, _, _) = entry { true } else { false }
+            } ?? 0
             let ended = Array(entries[..<end])
             entries.removeFirst(end)
             taken += end
