@@ -75,13 +75,15 @@ enum ViewerScript {
             if (kept?.isConnected) scrollBy(0, kept.getBoundingClientRect().top - top);
             loaded = true;
           } finally { busy = false; }
-          // Each link is observed anew, for the observer to say at its next look whether the
-          // link is in reach now: it reports changes only, and between two of its looks this load
-          // may have moved a link out of reach and a scroll brought it back, or its intersection
-          // came while the load ran. A load that failed waits for the next scroll.
-          for (const next of loaded && observer ? main.querySelectorAll("a.more[data-fragment]") : []) {
-            observer.unobserve(next);
-            observer.observe(next);
+          // The link just followed is observed anew, for the observer to say at its next look
+          // whether it is in reach now: it reports changes only, and between two of its looks this
+          // load may have moved the link out of reach and a scroll brought it back, or its
+          // intersection came while the load ran. Only that link: the other side's loads when it
+          // is made in reach or scrolled to, not again after each load. A load that failed waits
+          // for the next scroll.
+          if (loaded && observer && a.isConnected) {
+            observer.unobserve(a);
+            observer.observe(a);
           }
         };
         const observer = main && "IntersectionObserver" in window
