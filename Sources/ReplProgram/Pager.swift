@@ -38,8 +38,8 @@ package struct Pager {
             return false
         }
         close(reading)
-        // Until done, or until the pager stops reading (EPIPE).
-        DescriptorWriting.writeLine(text, to: writing)
+        // Until done, or until the pager stops reading (EPIPE): a pager quit early is no failure.
+        _ = DescriptorWriting.writeLine(text, to: writing)
         close(writing)
         return Self.exitStatus(of: pid).map { $0 == 0 } ?? true
     }

@@ -199,8 +199,14 @@ enum Terminal {
         return false
     }
 
+    /// Writes a result on standard output; when that fails (a full disk), says why on standard
+    /// error and exits 1 at once: output cut short never ends with status 0.
     static func writeOut(_ text: String) {
-        DescriptorWriting.writeLine(text, to: STDOUT_FILENO)
+        guard DescriptorWriting.writeLine(text, to: STDOUT_FILENO) else {
+            let reason = String(cString: strerror(errno))
+            writeError("oa-repl: cannot write standard output: \(reason)")
+            exit(1)
+        }
     }
 
     static func writeError(_ text: String) {
