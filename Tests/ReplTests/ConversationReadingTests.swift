@@ -25,22 +25,26 @@ struct ConversationReadingTests {
         let secrets = PlantedSecrets.all.prefix(4).map(\.value)
         var events: [NewEvent] = []
         for turn in 0..<60 {
-            events.append(Self.chunk("user_message_chunk", "Prompt \(turn): check the build."))
+            // Both encodings of updates, a turn each: the desktop's, and standard ACP's.
+            let desktop = turn.isMultiple(of: 2)
+            events.append(Self.chunk("user_message_chunk", "Prompt \(turn): check the build.", desktop: desktop))
             // A reply streamed in pieces of 1 to 6 bytes cut anywhere, a secret in it cut too.
             let reply = "Turn \(turn): the token is \(secrets[turn % secrets.count]) and the build is green.\n"
             var rest = Substring(reply)
             while !rest.isEmpty {
                 let piece = rest.prefix(Int.random(in: 1...6, using: &random))
                 rest = rest.dropFirst(piece.count)
-                events.append(Self.chunk("agent_message_chunk", String(piece)))
+                events.append(Self.chunk("agent_message_chunk", String(piece), desktop: desktop))
             }
             // Two calls at once, their updates interleaved, each ending with its output.
-            events.append(Self.toolCall("call-\(turn)-a"))
-            events.append(Self.toolCall("call-\(turn)-b"))
-            events.append(Self.update("call-\(turn)-a", status: "in_progress", output: nil))
-            events.append(Self.update("call-\(turn)-b", status: "completed", output: "b \(turn) saw \(secrets[(turn + 1) % secrets.count])"))
-            events.append(Self.update("call-\(turn)-a", status: "completed", output: String(repeating: "line \(turn)\n", count: turn % 7)))
-            events.append(Self.chunk("agent_thought_chunk", "thinking \(turn)"))
+            events.append(Self.toolCall("call-\(turn)-a", desktop: desktop))
+            events.append(Self.toolCall("call-\(turn)-b", desktop: desktop))
+            events.append(Self.update("call-\(turn)-a", status: "in_progress", output: nil, desktop: desktop))
+            events.append(Self.update("call-\(turn)-b", status: "completed", output: "b \(turn) saw \(secrets[(turn + 1) % secrets.count])",
+                                      desktop: desktop))
+            events.append(Self.update("call-\(turn)-a", status: "completed", output: String(repeating: "line \(turn)\n", count: turn % 7),
+                                      desktop: desktop))
+            events.append(Self.chunk("agent_thought_chunk", "thinking \(turn)", desktop: desktop))
         }
         try store.appendEvents(events)
         let views = MirrorViews(store: store, redaction: .redacted(try SecretDetector()))
@@ -51,6 +55,7 @@ struct ConversationReadingTests {
         let whole = try views.sessionDocument(session).entries
         #expect(parts.count > 1, "read in \(parts.count) part(s)")
         #expect(parts.flatMap { $0 } == whole)
+        #expect(!whole.contains { if case .other = $0 { true } else { false } }, "both encodings read as what they are")
         #expect(!parts.flatMap { $0 }.contains { entry in secrets.contains { "\(entry)".contains($0) } })
     }
 
@@ -103,20 +108,33 @@ struct ConversationReadingTests {
         #expect(calls == 0)
     }
 
-    static func chunk(_ kind: String, _ text: String) -> NewEvent {
-        NewEvent(sessionID: sessionID, kind: kind, text: text,
-                 updateJSON: JSONWriter.bytes(of: ["sessionUpdate": .string(kind), "content": ["type": "text", "text": .string(text)]]))
+    /// A chunk in standard ACP's encoding, or (`desktop`) in the desktop's, its block nested once more.
+    static func chunk(_ kind: String, _ text: String, desktop: Bool = true) -> NewEvent {
+        let block: JSONValue = ["type": "text", "text": .string(text)]
+        return NewEvent(sessionID: sessionID, kind: kind, text: text,
+                        updateJSON: JSONWriter.bytes(of: ["sessionUpdate": .string(kind), "content": desktop ? ["content": block] : block]))
     }
 
-    static func toolCall(_ id: String) -> NewEvent {
-        NewEvent(sessionID: sessionID, kind: "tool_call", text: "",
-                 updateJSON: JSONWriter.bytes(of: ["sessionUpdate": "tool_call", "tool_call": ["call_id": .string(id), "name": "Bash"]]))
+    static func toolCall(_ id: String, desktop: Bool = true) -> NewEvent {
+        let json: JSONValue = desktop
+            ? ["sessionUpdate": "tool_call", "tool_call": ["call_id": .string(id), "name": "Bash"]]
+            : ["sessionUpdate": "tool_call", "toolCallId": .string(id), "title": "Bash", "kind": "execute", "status": "pending"]
+        return NewEvent(sessionID: sessionID, kind: "tool_call", text: "", updateJSON: JSONWriter.bytes(of: json))
     }
 
-    static func update(_ id: String, status: String, output: String?) -> NewEvent {
-        var update: JSONValue = ["call_id": .string(id), "status": .string(status)]
-        if let output { update = ["call_id": .string(id), "status": .string(status), "output": ["stdout": .string(output)]] }
-        return NewEvent(sessionID: sessionID, kind: "tool_call_update", text: output ?? "",
-                        updateJSON: JSONWriter.bytes(of: ["sessionUpdate": "tool_call_update", "tool_call_update": update]))
+    static func update(_ id: String, status: String, output: String?, desktop: Bool = true) -> NewEvent {
+        var json: JSONValue
+        if desktop {
+            var update: JSONValue = ["call_id": .string(id), "status": .string(status)]
+            if let output { update = ["call_id": .string(id), "status": .string(status), "output": ["stdout": .string(output)]] }
+            json = ["sessionUpdate": "tool_call_update", "tool_call_update": update]
+        } else {
+            json = ["sessionUpdate": "tool_call_update", "toolCallId": .string(id), "status": .string(status)]
+            if let output {
+                json = ["sessionUpdate": "tool_call_update", "toolCallId": .string(id), "status": .string(status),
+                        "content": [["type": "content", "content": ["type": "text", "text": .string(output)]]]]
+            }
+        }
+        return NewEvent(sessionID: sessionID, kind: "tool_call_update", text: output ?? "", updateJSON: JSONWriter.bytes(of: json))
     }
 }
