@@ -125,15 +125,17 @@ struct KeywordSet: Sendable {
     /// Whether `bytes` hold the Kelvin sign (E2 84 AA) or `İ` (C4 B0), whose lowercase holds ASCII.
     private static func holdsCharacterLoweredToASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return false }
-        func holds(_ lead: UInt8, followedBy tail: [UInt8]) -> Bool {
+        func holds(_ lead: UInt8, _ second: UInt8, _ third: UInt8?) -> Bool {
             var start = 0
             while start < bytes.count, let place = memchr(base + start, Int32(lead), bytes.count - start) {
                 let at = base.distance(to: place.assumingMemoryBound(to: UInt8.self))
-                if bytes.count - at > tail.count, tail.indices.allSatisfy({ bytes[at + 1 + $0] == tail[$0] }) { return true }
+                if at + 1 < bytes.count, bytes[at + 1] == second, third.map({ at + 2 < bytes.count && bytes[at + 2] == $0 }) ?? true {
+                    return true
+                }
                 start = at + 1
             }
             return false
         }
-        return holds(0xE2, followedBy: [0x84, 0xAA]) || holds(0xC4, followedBy: [0xB0])
+        return holds(0xE2, 0x84, 0xAA) || holds(0xC4, 0xB0, nil)
     }
 }

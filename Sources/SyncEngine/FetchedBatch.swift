@@ -86,14 +86,12 @@ struct FetchedBatch: Sendable {
                         // Sent once the connection is past the answer ahead of it: the bridge
                         // answers in the order asked, and the client never holds two large
                         // answers at once (a message's frame is held whole while it is read).
-                        if let answerAhead {
-                            guard let partsAhead = await answerAhead.valueUnlessCancelled() else {
-                                return PageRequests.Answer(number: number, result: .failure(CancellationError()))
-                            }
+                        if let partsAhead = await answerAhead?.valueUnlessCancelled() {
                             await partsAhead?.untilEnded()
-                            guard !Task.isCancelled else {
-                                return PageRequests.Answer(number: number, result: .failure(CancellationError()))
-                            }
+                        }
+                        // Cancelled while waiting (the wait then returns at once): nothing is sent.
+                        guard !Task.isCancelled else {
+                            return PageRequests.Answer(number: number, result: .failure(CancellationError()))
                         }
                         do {
                             let answer = try await page(since: since, limit: limit)

@@ -63,8 +63,7 @@ package enum BrowseCommands {
         }
         if let write = context.textOutput {
             try storeCall {
-                var notes: String? = [failureNote(session), try views.archiveNote(of: session)]
-                    .compactMap { $0.map { context.palette.apply(.dim, to: "(\($0))") + "\n" } }.joined()
+                var notes: String? = noteLines([failureNote(session), try views.archiveNote(of: session)], palette: context.palette)
                 try views.readConversation(of: session) { entries in
                     write((notes ?? "") + ConversationText.render(entries, palette: context.palette))
                     notes = nil
@@ -74,9 +73,14 @@ package enum BrowseCommands {
             return CommandResult(json: .null)
         }
         let document = try storeCall { try views.sessionDocument(session) }
-        let notes = [failureNote(session), document.archiveNote].compactMap { $0.map { context.palette.apply(.dim, to: "(\($0))") + "\n" } }.joined()
+        let notes = noteLines([failureNote(session), document.archiveNote], palette: context.palette)
         let text = ConversationText.render(document.entries, palette: context.palette)
         return CommandResult(json: try storeCall { try JSONValueEncoder().encode(ShowAnswer.Conversation(document: document)) }, text: notes + text)
+    }
+
+    /// The notes `show` opens with, each dimmed in brackets on a line of its own.
+    private static func noteLines(_ notes: [String?], palette: Palette) -> String {
+        notes.compactMap { $0.map { palette.apply(.dim, to: "(\($0))") + "\n" } }.joined()
     }
 
     /// What `show` says of a session whose timeline could not be mirrored (nil for others).
