@@ -37,20 +37,46 @@ struct EntryIndexRows {
     private mutating func append(_ row: Row, database: Database) throws {
         rows.append(row)
         textBytes += row.text.utf8.count
-        if textBytes >= Self.held { try write(database: database, singles: nil) }
+        if textBytes >= Self.held { try write(database: database, selected: nil) }
     }
 
     private static let pending = MultiRowInsert(
-        "INSERT INTO temp.entry_index_rows (row_id, step, text, kind, session)", row: "(?, ?, ?, ?, ?)"
+        "INSERT INTO temp.entry_index_rows (step, row_id, text, kind, session)", row: "(?, ?, ?, ?, ?)"
     )
 
-    /// Writes the rows gathered, and those of `singles` (read from their events), in the order of
+    private static let direct = MultiRowInsert(
+        "INSERT INTO entries_fts (entries_fts, rowid, text, kind, session)", row: "(?, ?, ?, ?, ?)", oneRowEach: true
+    )
+
+    /// Writes the rows gathered, and those of `selected` (read from their events), in the order of
     /// their rowids; forgets the rows gathered.
-    mutating func write(database: Database, singles: SingleEvents?) throws {
+    mutating func write(database: Database, selected: SelectedSingles?) throws {
         defer {
             rows.removeAll(keepingCapacity: true)
             textBytes = 0
         }
+        if let selected {
+            try writeMerged(with: selected, database: database)
+            return
+        }
+        guard !rows.isEmpty else { return }
+        rows.sort { ($0.rowID, $0.step) < ($1.rowID, $1.step) }
+        try Self.direct.write(rows, database: database) { row, statement, first in
+            try Self.bind(row, step: row.step == 0 ? .text("delete") : .null, to: statement, at: first)
+        }
+    }
+
+    /// Binds `step` and a row's columns from parameter `first` on.
+    private static func bind(_ row: Row, step: DatabaseValue, to statement: Statement, at first: Int32) throws {
+        try statement.bind(step, at: first)
+        try statement.bind(.integer(row.rowID), at: first + 1)
+        try statement.bind(.text(row.text), at: first + 2)
+        try statement.bind(.text(MirrorStore.kindToken(row.kind)), at: first + 3)
+        try statement.bind(.text("s\(row.sessionNo)"), at: first + 4)
+    }
+
+    /// Writes the rows gathered with those of `selected` by one statement, which orders them all.
+    private func writeMerged(with selected: SelectedSingles, database: Database) throws {
         var sources: [String] = []
         if !rows.isEmpty {
             // Gathered in a table of this connection, so that one statement merges them with the singles'.
@@ -62,34 +88,35 @@ struct EntryIndexRows {
                 """
             )
             try Self.pending.write(rows, database: database) { row, statement, first in
-                try statement.bind(.integer(row.rowID), at: first)
-                try statement.bind(.integer(row.step), at: first + 1)
-                try statement.bind(.text(row.text), at: first + 2)
-                try statement.bind(.text(MirrorStore.kindToken(row.kind)), at: first + 3)
-                try statement.bind(.text("s\(row.sessionNo)"), at: first + 4)
+                try Self.bind(row, step: .integer(row.step), to: statement, at: first)
             }
             sources.append("SELECT row_id, step, text, kind, session FROM temp.entry_index_rows")
         }
-        if let singles {
-            sources.append("SELECT event_id AS row_id, 1 AS step, text, 'k' || hex(kind) AS kind, 's' || session_no AS session \(singles.rows)")
-        }
-        guard !sources.isEmpty else { return }
+        sources.append("SELECT event_id AS row_id, 1 AS step, text, 'k' || hex(kind) AS kind, 's' || session_no AS session \(selected.rows)")
         try database.run(
             """
             INSERT INTO entries_fts (entries_fts, rowid, text, kind, session)
             SELECT CASE step WHEN 0 THEN 'delete' END, row_id, text, kind, session
             FROM (\(sources.joined(separator: " UNION ALL "))) ORDER BY row_id, step
             """,
-            singles.map { [0] + $0.arguments } ?? []
+            [0] + selected.arguments
         )
         if !rows.isEmpty { try database.execute("DELETE FROM temp.entry_index_rows") }
     }
 }
 
 /// The single events of a derivation (every event with text that is not a chunk of a message),
-/// whose entries and rows in the index are written straight from the events, in bulk: those
-/// `condition` admits, its parameters numbered from `?2` on.
-struct SingleEvents {
+/// whose entries and rows in the index are written in bulk when it finishes.
+enum SingleEvents {
+    /// Read from `events` by SQL.
+    case selected(SelectedSingles)
+    /// At hand (`EventsInHand`): written from their texts.
+    case inHand([SingleEvent])
+}
+
+/// The single events `condition` admits, its parameters numbered from `?2` on, whose entries and
+/// rows in the index are written straight from the events, by SQL.
+struct SelectedSingles {
     var condition: String
     var arguments: [Int64]
 

@@ -18,6 +18,9 @@ struct DerivedEvent {
         /// An update of an earlier tool call: it leaves a message open.
         case toolUpdate
 
+        /// The roles of chunks.
+        static let chunks: [Role] = [.userChunk, .agentChunk, .thoughtChunk]
+
         /// The kind of the chunks of this role (nil if it is not a chunk).
         var chunkKind: String? {
             switch self {
@@ -36,8 +39,18 @@ struct DerivedEvent {
     }
 
     /// The columns `init(row:)` reads, in its order: the text of chunks only (single events'
-    /// entries are written in bulk, `MirrorStore.insertSingleEntries`).
+    /// entries are written in bulk, `SingleEvents`).
     static let columns = "event_id, session_no, ordinal, \(Role.sql), origin, CASE WHEN \(EntryWriter.isChunkSQL) THEN text ELSE '' END, ts"
+
+    init(id: Int64, sessionNo: Int64, ordinal: Int64, role: Role, origin: String, text: String, timestamp: Int64?) {
+        self.id = id
+        self.sessionNo = sessionNo
+        self.ordinal = ordinal
+        self.role = role
+        self.origin = role.chunkKind == nil ? "" : origin
+        self.text = text
+        self.timestamp = timestamp
+    }
 
     init(row: Row) {
         id = row.int64(0)
@@ -193,19 +206,37 @@ final class EntryWriter {
     func finish(singles: SingleEvents? = nil) throws {
         lagsOpenMessages = sessions.values.count { $0.open?.grew ?? false } > Self.manyOpenMessages
         for sessionNo in sessions.keys.sorted() { try finish(session: sessionNo) }
-        try newRows.flush(database: database)
-        if let singles {
-            try database.run(
-                """
-                INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
-                                     open, indexed_events, indexed_at, text_hash, ts)
-                SELECT event_id, session_no, kind, origin, ordinal, ordinal, event_id, 1, length(CAST(text AS BLOB)),
-                       0, 1, ?1, \(EntryTextHash.functionName)(kind, text), ts \(singles.rows)
-                """,
-                [now] + singles.arguments
-            )
+        if case .inHand(let events) = singles {
+            for event in events { try writeSingle(event) }
         }
-        try indexRows.write(database: database, singles: singles)
+        try newRows.flush(database: database)
+        guard case .selected(let selected) = singles else {
+            return try indexRows.write(database: database, selected: nil)
+        }
+        try database.run(
+            """
+            INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
+                                 open, indexed_events, indexed_at, text_hash, ts)
+            SELECT event_id, session_no, kind, origin, ordinal, ordinal, event_id, 1, length(CAST(text AS BLOB)),
+                   0, 1, ?1, \(EntryTextHash.functionName)(kind, text), ts \(selected.rows)
+            """,
+            [now] + selected.arguments
+        )
+        try indexRows.write(database: database, selected: selected)
+    }
+
+    /// Adds the entry of a single event, and its row in the index.
+    private func writeSingle(_ event: SingleEvent) throws {
+        let length = Int64(event.text.utf8.count)
+        try indexRows.insert(rowID: event.id, text: event.text, kind: event.kind, sessionNo: event.sessionNo, database: database)
+        try newRows.append(NewEntryRows.Row(
+            message: Message(
+                entryID: event.id, sessionNo: event.sessionNo, kind: event.kind, origin: event.origin,
+                firstOrdinal: event.ordinal, lastOrdinal: event.ordinal, lastEventID: event.id, events: 1, length: length,
+                indexedEvents: 1, indexedAt: now, timestamp: event.timestamp, texts: nil, stored: true, grew: false
+            ),
+            open: false, indexed: true, textHash: EntryTextHash.hash(kind: event.kind, text: event.text), indexedAt: now
+        ), database: database)
     }
 
     /// Writes the message still open of one session, as `finish()` does, and forgets the

@@ -12,14 +12,22 @@ extension MirrorStore {
     /// (events placed among those derived) is derived again from before the first of them (up to
     /// `last`). Returns whether it left many messages open lagging (`EntryWriter.manyOpenMessages`:
     /// a catch-up's pass across many sessions).
+    ///
+    /// - Parameter inHand: the events of that range, gathered as they were written: derived from
+    ///   there, not read back.
     @discardableResult
-    func deriveEntries(after first: Int64, through last: Int64) throws -> Bool {
+    func deriveEntries(after first: Int64, through last: Int64, inHand: EventsInHand? = nil) throws -> Bool {
         let now = clock.now()
         let writer = EntryWriter(database: database, now: now, lastEventID: last)
-        _ = try database.query(
-            "SELECT \(DerivedEvent.columns) FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id", [first, last]
-        ) { try writer.add(DerivedEvent(row: $0)) }
-        try writer.finish(singles: SingleEvents(condition: "event_id > ?2 AND event_id <= ?3", arguments: [first, last]))
+        if let inHand {
+            for event in inHand.events { try writer.add(event) }
+            try writer.finish(singles: .inHand(inHand.singles))
+        } else {
+            _ = try database.query(
+                "SELECT \(DerivedEvent.columns) FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id", [first, last]
+            ) { try writer.add(DerivedEvent(row: $0)) }
+            try writer.finish(singles: .selected(SelectedSingles(condition: "event_id > ?2 AND event_id <= ?3", arguments: [first, last])))
+        }
         for sessionNo in writer.sessionsOutOfOrder.sorted() {
             let placed = try database.scalarInt64(
                 "SELECT min(ordinal) FROM events WHERE session_no = ?1 AND event_id > ?2 AND event_id <= ?3", [sessionNo, first, last]
@@ -89,7 +97,7 @@ extension MirrorStore {
             let text = try entryText(of: message, firstEvents: message.indexedEvents, derivedThrough: last)
             try rows.delete(rowID: message.entryID, text: text, kind: message.kind, sessionNo: sessionNo, database: database)
         }
-        try rows.write(database: database, singles: nil)
+        try rows.write(database: database, selected: nil)
         try database.run("DELETE FROM entries WHERE session_no = ?1 AND first_ordinal > ?2", [sessionNo, restart])
     }
 
@@ -101,9 +109,9 @@ extension MirrorStore {
             "SELECT \(DerivedEvent.columns) FROM events WHERE session_no = ?1 AND ordinal > ?2 AND event_id <= ?3 ORDER BY ordinal",
             [sessionNo, restart, last]
         ) { try writer.add(DerivedEvent(row: $0)) }
-        try writer.finish(singles: SingleEvents(
+        try writer.finish(singles: .selected(SelectedSingles(
             condition: "session_no = ?2 AND ordinal > ?3 AND event_id <= ?4", arguments: [sessionNo, restart, last]
-        ))
+        )))
     }
 
     /// Derives every entry again from the events, and the index with them, in one transaction:
@@ -128,7 +136,7 @@ extension MirrorStore {
             session = event.sessionNo
             try writer.add(event)
         }
-        try writer.finish(singles: SingleEvents(condition: "event_id <= ?2", arguments: [last]))
+        try writer.finish(singles: .selected(SelectedSingles(condition: "event_id <= ?2", arguments: [last])))
         try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
     }
 

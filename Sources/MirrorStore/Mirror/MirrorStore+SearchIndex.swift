@@ -69,15 +69,19 @@ extension MirrorStore {
     /// still streaming that lag behind (`refreshLaggingEntries`), unless the derivation left many
     /// lagging (a catch-up's: its next pass or its end writes them); returns how many event ids it
     /// covered.
+    ///
+    /// - Parameter inHand: the newest events, as they were just written: when they are all there is
+    ///   to derive, they are derived from there rather than read back.
     @discardableResult
-    func indexEventsForSearch(upTo newestEventID: Int64, atMost limit: Int) throws -> Int {
+    func indexEventsForSearch(upTo newestEventID: Int64, atMost limit: Int, inHand: EventsInHand? = nil) throws -> Int {
         let indexedUpTo = try searchIndexedUpTo()
         var covered = 0
         var lagsMany = false
         if newestEventID > indexedUpTo {
             let lastEventID = limit >= newestEventID - indexedUpTo ? newestEventID : indexedUpTo + Int64(limit)
-            lagsMany = try deriveEntries(after: indexedUpTo, through: lastEventID)
-            try extendSearchSpans(after: indexedUpTo, through: lastEventID)
+            let derivable = inHand.flatMap { $0.firstEventID == indexedUpTo + 1 && lastEventID == newestEventID ? $0 : nil }
+            lagsMany = try deriveEntries(after: indexedUpTo, through: lastEventID, inHand: derivable)
+            try extendSearchSpans(after: indexedUpTo, through: lastEventID, times: derivable.map { ($0.oldestTimestamp, $0.newestTimestamp) })
             try database.run(
                 "INSERT INTO counters (name, value) VALUES ('search_indexed', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
                 [lastEventID]
@@ -94,8 +98,9 @@ extension MirrorStore {
 
     /// Records the times of the events just indexed (`after` < id ≤ `last`) in `search_spans`:
     /// the newest span takes them while it is narrower than `searchSpanWidth`, else a new one does.
-    private func extendSearchSpans(after first: Int64, through last: Int64) throws {
-        guard let times = try database.queryFirst(
+    /// The oldest and newest of their times are read from the events unless given.
+    private func extendSearchSpans(after first: Int64, through last: Int64, times given: (oldest: Int64?, newest: Int64?)?) throws {
+        guard let times = try given ?? database.queryFirst(
             "SELECT min(ts), max(ts) FROM events WHERE event_id > ?1 AND event_id <= ?2", [first, last],
             { (oldest: $0.optionalInt64(0), newest: $0.optionalInt64(1)) }
         ) else { return }

@@ -272,7 +272,8 @@ extension MirrorStore {
 
     /// Inserts the events of `batch` at `rows` (indices, in the order to write them) at the end of
     /// their sessions' timelines, many rows per statement, with new event ids in that order, and
-    /// indexes their text for search unless `defersSearchIndexing`.
+    /// indexes their text for search unless `defersSearchIndexing` (derived from the batch when
+    /// no event before them waits to be: `EventsInHand`).
     ///
     /// - Parameter sessionNumber: the key of an event's session, by its id (creating it if need
     ///   be). Consecutive rows of one key continue its timeline; rows of one session must be
@@ -281,6 +282,8 @@ extension MirrorStore {
         guard !rows.isEmpty else { return WrittenEvents(firstEventID: 0, count: 0) }
         var written = WrittenEvents(firstEventID: try allocateEventIDs(rows.count), count: rows.count)
         var eventID = written.firstEventID
+        // Gathered for indexing when nothing waits before them: derived from here, not read back.
+        var inHand = try !defersSearchIndexing && searchIndexedUpTo() == eventID - 1 ? EventsInHand(reservingCapacity: rows.count) : nil
         var session = -1
         var sessionNo: Int64 = 0
         var ordinal: Int64 = 0
@@ -316,6 +319,10 @@ extension MirrorStore {
                     try statement.bind(.integer(row.contentHash.rawValue), at: parameter + 8)
                     try statement.bind(.integer(row.provisional ? 1 : 0), at: parameter + 9)
                     try statement.bindText(borrowing: row.origin.staticName, at: parameter + 10)
+                    inHand?.append(
+                        id: eventID, sessionNo: sessionNo, ordinal: ordinal, kind: UnsafeRawBufferPointer(rebasing: bytes[row.kind]),
+                        text: UnsafeRawBufferPointer(rebasing: bytes[row.text]), origin: row.origin, timestamp: row.timestamp
+                    )
                     eventID += 1
                     ordinal += 1
                     parameter += 11
@@ -325,7 +332,7 @@ extension MirrorStore {
             }
         }
         if !defersSearchIndexing {
-            try indexEventsForSearch(upTo: eventID - 1, atMost: rows.count + Self.searchIndexingPerWrite)
+            try indexEventsForSearch(upTo: eventID - 1, atMost: rows.count + Self.searchIndexingPerWrite, inHand: inHand)
         }
         return written
     }
