@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""What SQLite alone takes to store a mirror's rows in the mirror's own tables: reads (untimed) the
+events and entries of MIRROR, and the entries' texts, then times, each into a new database under the
+mirror's pragmas and page size, in transactions of 20,000 rows by executemany, in the mirror's
+order: the events into a table with the events table's definition alone, then with its indexes;
+the entries the same way; the entries' texts into a full-text table defined as the mirror's. The
+floor under `oa-sync-bench`'s ratio that the schema sets (`sqlite-baseline.py` stores the events
+in a plain table and the texts alone). Prints seconds per step. Usage: sqlite-schema-floor.py MIRROR"""
+import os, sqlite3, sys, time
+
+mirror = sys.argv[1]
+output = "/tmp/sqlite-schema-floor.sqlite"
+source = sqlite3.connect(f"file:{mirror}?mode=ro", uri=True)
+page_size = source.execute("PRAGMA page_size").fetchone()[0]
+
+
+def definitions(table):
+    return [sql for (sql,) in source.execute(
+        "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('table', 'index') AND sql IS NOT NULL "
+        "ORDER BY type DESC", (table,))]
+
+
+def columns(table):
+    return [row[1] for row in source.execute(f"PRAGMA table_info({table})")]
+
+
+event_columns, entry_columns = columns("events"), columns("entries")
+events = source.execute(f"SELECT {', '.join(event_columns)} FROM events ORDER BY event_id").fetchall()
+entries = source.execute(f"SELECT {', '.join(entry_columns)} FROM entries ORDER BY entry_id").fetchall()
+texts = source.execute(
+    "SELECT n.entry_id, (SELECT group_concat(text, '') FROM (SELECT e.text FROM events e WHERE e.session_no = n.session_no "
+    "AND e.ordinal BETWEEN n.first_ordinal AND n.last_ordinal AND e.kind = n.kind AND e.origin = n.origin ORDER BY e.ordinal)), "
+    "'k' || hex(n.kind), 's' || n.session_no FROM entries n ORDER BY n.entry_id").fetchall()
+fts = source.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_fts'").fetchone()[0]
+event_tables, entry_tables = definitions("events"), definitions("entries")
+source.close()
+
+
+def timed(name, statements, table, names, rows):
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(output + suffix):
+            os.remove(output + suffix)
+    db = sqlite3.connect(output, isolation_level=None)
+    for pragma in (f"page_size={page_size}", "journal_mode=WAL", "synchronous=NORMAL", "temp_store=MEMORY",
+                   "cache_size=-32768", f"wal_autocheckpoint={(64 << 20) // page_size}"):
+        db.execute("PRAGMA " + pragma)
+    for statement in statements:
+        db.execute(statement)
+    os.sync()
+    insert = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+    started = time.monotonic()
+    for start in range(0, len(rows), 20000):
+        db.execute("BEGIN")
+        db.executemany(insert, rows[start:start + 20000])
+        db.execute("COMMIT")
+    print(f"{name}: {time.monotonic() - started:.3f} s")
+    db.close()
+
+
+timed(f"{len(events)} events, the table alone", event_tables[:1], "events", event_columns, events)
+timed(f"{len(events)} events, with its indexes", event_tables, "events", event_columns, events)
+timed(f"{len(entries)} entries, the table alone", entry_tables[:1], "entries", entry_columns, entries)
+timed(f"{len(entries)} entries, with its indexes", entry_tables, "entries", entry_columns, entries)
+timed(f"{len(texts)} entries' texts into the full-text table", [fts], "entries_fts", ["rowid", "text", "kind", "session"], texts)
