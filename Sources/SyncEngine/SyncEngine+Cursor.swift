@@ -14,7 +14,7 @@ extension SyncEngine {
     /// On the first sync of a history, session metadata is also asked for first, for the progress
     /// line's total.
     func catchUpByCursor(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
-        guard let history = link.history else { throw BridgeError.unexpectedResult(method: "history", reason: "no history resolved") }
+        guard let history = machines[link.id].history else { throw BridgeError.unexpectedResult(method: "history", reason: "no history resolved") }
         let startCursor = try store.historyCursor(of: history)
         var sessionCount = try store.history(history)?.sessionCount ?? 0
         var expectedLastSeq: Int64 = 0
@@ -24,7 +24,7 @@ extension SyncEngine {
             sessionCount = listed.count
             expectedLastSeq = listed.compactMap(\.serverLastSeq).max() ?? 0
         }
-        let started = ContinuousClock.now
+        let started = clock.now
         var written = 0
         try indexing.catchUpStarted()
         var running = true
@@ -35,7 +35,7 @@ extension SyncEngine {
         // before a failure is committed: whole pages, with the cursor that covers them.
         let batches = BoundedBuffer<FetchedBatch>(elementLimit: 1)
         let configuration = link.configuration
-        let pageSizer = link.pageSizer
+        let pageSizer = machines[link.id].pageSizer
         let maxBytes = await client.capabilities.historyMaxBytes ? pageSizer.byteBudget : nil
         var cursor = startCursor
         do {
@@ -47,7 +47,7 @@ extension SyncEngine {
                 for await batch in batches {
                     cursor = batch.cursor
                     written += try commit(batch.events, history: history, cursor: batch.cursor, link)
-                    let elapsed = (ContinuousClock.now - started).seconds
+                    let elapsed = (clock.now - started).seconds
                     progress(SyncProgress(
                         sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
                         eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
@@ -67,7 +67,7 @@ extension SyncEngine {
         // nothing left to index); during a burst, the ticks after it do that.
         let indexed = indexing.burstIsRecent() ? 0 : try await indexPendingSearchText()
         let knownSessions = try store.history(history)?.sessionCount ?? 0
-        if knownSessions > sessionCount || link.sessionsListDue(every: link.configuration.sessionsListInterval) {
+        if knownSessions > sessionCount || machines[link.id].sessionsListDue(at: clock.now) {
             sessionCount = try await reviewSessions(client, history: history, link)
         }
         logger.info("caught up", metadata: [
@@ -85,18 +85,17 @@ extension SyncEngine {
         let goneSessions = try store.markUnlistedSessionsGone(history: history, listed: listed.map(\.sessionID), listedSince: listedAt)
         let goneEvents = try store.markPrunedEvents(history: history, listed: listed)
         noteGoneFromDesktop(sessions: goneSessions, events: goneEvents, link)
-        link.sessionsListedAt = .now
+        machines[link.id].sessionsListed(at: clock.now)
         return listed.count
     }
 
     /// What a page refused as over the message limit means: the next connection asks for smaller
-    /// pages (`BridgeLink.reconnectAtOnce` says so to `syncOnce`, which reconnects at once), and a
+    /// pages (`LinkMachine.reconnectAtOnce` says so to `syncOnce`, which reconnects at once), and a
     /// page of one event that is still too large is that event's fault.
     private func pageRefused(_ refused: FetchedBatch.PageRefused, _ link: BridgeLink) -> BridgeError {
-        guard let next = link.pageSizer.shrink(afterRefusing: refused.requested, size: refused.size) else {
+        guard let next = machines[link.id].pageRefused(requested: refused.requested, size: refused.size) else {
             return .eventTooLarge(seq: refused.since + 1, size: refused.size, limit: refused.limit)
         }
-        link.reconnectAtOnce = true
         logger.notice("a history page was over the message limit; asking for smaller pages", metadata: [
             "desktop": "\(link.desktop)", "events": "\(refused.requested)", "next_events": "\(next)",
             "bytes": "\(refused.size.map(String.init) ?? "over the limit")", "limit": "\(refused.limit)",
@@ -106,8 +105,7 @@ extension SyncEngine {
 
     /// Counts and says what was newly marked as gone from the desktop.
     func noteGoneFromDesktop(sessions: Int, events: Int, _ link: BridgeLink) {
-        link.report.sessionsGone += sessions
-        link.report.eventsGone += events
+        machines[link.id].tally(.gone(sessions: sessions, events: events))
         guard sessions + events > 0 else { return }
         logger.notice("marked what the desktop no longer has (it stays in the mirror)",
                       metadata: ["desktop": "\(link.desktop)", "sessions": "\(sessions)", "events": "\(events)"])
@@ -121,7 +119,7 @@ extension SyncEngine {
         // catch-up during a burst (paging over a gap) leaves indexing to after the burst.
         try indexing.prepareCatchUpCommit()
         let outcome = try store.appendEvents(events, history: history, advancingHistoryCursorTo: cursor)
-        link.report.eventsWritten += outcome.inserted
+        machines[link.id].tally(.eventsWritten(outcome.inserted))
         return outcome.inserted
     }
 
@@ -129,42 +127,27 @@ extension SyncEngine {
     /// the cursor are appended with it; those already mirrored are ignored; one past a gap, or
     /// without a seq, makes the live loop page from the cursor instead (the history decides what
     /// the mirror holds, and holds every update it announced).
-    func applyLiveByCursor(_ updates: EventBatch, moreWaiting: Bool, _ id: Int) throws {
-        let link = links[id]
-        // Until the connection's history is known, the catch-up that follows covers them.
-        guard let history = link.history else { return link.requestPaging() }
+    func applyLiveByCursor(_ updates: EventBatch, moreWaiting: Bool, _ link: BridgeLink) throws {
         // This engine is the mirror's one writer: the cursor cannot move between here and the append.
-        var next = try store.historyCursor(of: history) + 1
-        var continuing: [Int] = []
-        continuing.reserveCapacity(updates.count)
-        for index in 0..<updates.count {
-            guard let seq = updates.seq(at: index) else {
-                if !link.seqlessUpdateLogged {
-                    link.seqlessUpdateLogged = true
-                    logger.warning("live updates without a seq from a history-cursor bridge; paging from the cursor instead",
-                                   metadata: ["session_id": "\(updates.sessionID(at: index))"])
-                }
-                link.requestPaging()
-                continue
-            }
-            if seq < next { continue }
-            if seq > next {
+        let cursor = try machines[link.id].history.map { try store.historyCursor(of: $0) } ?? 0
+        let decision = machines[link.id].liveUpdates(seqs: (0..<updates.count).lazy.map { updates.seq(at: $0) }, cursor: cursor)
+        for note in decision.notes {
+            switch note {
+            case .seqless(let index):
+                logger.warning("live updates without a seq from a history-cursor bridge; paging from the cursor instead",
+                               metadata: ["session_id": "\(updates.sessionID(at: index))"])
+            case .gap(let cursor, let seq, let first):
                 // Expected while a catch-up pages (the bridge goes on announcing): said once a
                 // connection, then at debug level.
-                logger.log(level: link.gapLogged ? .debug : .info, "gap in live updates; paging from the cursor",
-                           metadata: ["desktop": "\(link.desktop)", "cursor": "\(next - 1)", "seq": "\(seq)"])
-                link.gapLogged = true
-                link.requestPaging()
-                continue
+                logger.log(level: first ? .info : .debug, "gap in live updates; paging from the cursor",
+                           metadata: ["desktop": "\(link.desktop)", "cursor": "\(cursor)", "seq": "\(seq)"])
             }
-            continuing.append(index)
-            next += 1
         }
-        guard !continuing.isEmpty else { return }
+        if decision.pagesFromCursor { wakeLiveLoop(link) }
+        guard let history = machines[link.id].history, !decision.continuing.isEmpty else { return }
         indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
-        let outcome = try store.appendEvents(updates.keeping(continuing), history: history, advancingHistoryCursorTo: next - 1)
+        let outcome = try store.appendEvents(updates.keeping(decision.continuing), history: history, advancingHistoryCursorTo: decision.cursor)
         try indexing.liveCommitted()
-        link.report.eventsWritten += outcome.inserted
+        machines[link.id].tally(.eventsWritten(outcome.inserted))
     }
-
 }

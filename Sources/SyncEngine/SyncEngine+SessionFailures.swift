@@ -7,7 +7,7 @@ extension SyncEngine {
     /// Refetches a session (`refetch`); when that fails for a reason of the session's own (its
     /// timeline over the message limit, undecodable, or not answered in time), marks it failed
     /// and returns 0, or, when the failure ended the connection, rethrows after asking for an
-    /// immediate reconnect (`BridgeLink.reconnectAtOnce`), which skips the session until its retry.
+    /// immediate reconnect (`LinkMachine.reconnectAtOnce`), which skips the session until its retry.
     func refetchIsolated(_ sessionID: String, watermark: SessionWatermark?, client: any BridgeConnection, _ link: BridgeLink) async throws -> Int {
         do {
             let written = try await refetch(sessionID, watermark: watermark, client: client, link)
@@ -15,11 +15,8 @@ extension SyncEngine {
             return written
         } catch let error as BridgeError {
             guard let endsConnection = Self.failsSessionAlone(error) else { throw error }
-            try markFailed(sessionID, reason: error.description, link)
-            if endsConnection {
-                link.reconnectAtOnce = true
-                throw error
-            }
+            try markFailed(sessionID, reason: error.description, endsConnection: endsConnection, link)
+            if endsConnection { throw error }
             return 0
         }
     }
@@ -28,7 +25,7 @@ extension SyncEngine {
     /// counted among the report's failures).
     func isPutOff(_ sessionID: String, _ link: BridgeLink) throws -> Bool {
         guard let failure = try store.sessionFailure(sessionID),
-              link.sessionsFailedNow.contains(sessionID) || failure.retryAfter > MirrorClock.system.now() else { return false }
+              machines[link.id].putsOff(failure, mirrorNow: MirrorClock.system.now()) else { return false }
         note(failure, link)
         return true
     }
@@ -44,12 +41,12 @@ extension SyncEngine {
         }
     }
 
-    private func markFailed(_ sessionID: String, reason: String, _ link: BridgeLink) throws {
+    private func markFailed(_ sessionID: String, reason: String, endsConnection: Bool, _ link: BridgeLink) throws {
         let configuration = link.configuration
         guard let failure = try store.markSessionFailed(sessionID, reason: reason, backoff: { failures in
             Self.retryDelay(afterFailures: failures, configuration)
         }) else { return }
-        link.sessionsFailedNow.insert(sessionID)
+        machines[link.id].sessionFailed(sessionID, endsConnection: endsConnection)
         logger.error("a session could not be mirrored; the others go on", metadata: [
             "desktop": "\(link.desktop)", "session_id": "\(sessionID)", "reason": "\(reason)",
             "failures": "\(failure.failures)", "retry_after": "\(failure.retryAfter)",
@@ -59,8 +56,7 @@ extension SyncEngine {
     }
 
     private func note(_ failure: SessionFailure, _ link: BridgeLink) {
-        link.report.failedSessions.removeAll { $0.sessionID == failure.sessionID }
-        link.report.failedSessions.append(failure)
+        machines[link.id].tally(.sessionPutOff(failure))
     }
 
     /// Milliseconds before a session failed `failures` times in a row is tried again.

@@ -13,7 +13,7 @@ extension SyncEngine {
     /// session of this desktop more recent than the oldest listed, or any when the list is shorter
     /// than that, is no longer on the desktop, and is marked so.
     func catchUpByTimelines(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
-        let history = link.history
+        let history = machines[link.id].history
         let listedAt = MirrorClock.system.now()
         let recent = try await client.recentSessions()
         try store.upsertSessions(recent.map {
@@ -28,20 +28,20 @@ extension SyncEngine {
         var stale: [(id: String, watermark: SessionWatermark?)] = []
         for session in recent {
             let watermark = SessionWatermark(lastTS: session.lastTS, messageCount: session.messageCount)
-            if try store.watermark(for: session.sessionID) != watermark || link.liveSessions[session.sessionID] != nil {
+            if try store.watermark(for: session.sessionID) != watermark || machines[link.id].liveSessions.contains(session.sessionID) {
                 stale.append((session.sessionID, watermark))
             }
         }
-        for sessionID in link.liveSessions.keys.sorted() where !recent.contains(where: { $0.sessionID == sessionID }) {
+        for sessionID in machines[link.id].liveSessions.sessionIDs where !recent.contains(where: { $0.sessionID == sessionID }) {
             stale.append((sessionID, nil))
         }
-        let started = ContinuousClock.now
+        let started = clock.now
         var written = 0
         for (index, session) in stale.enumerated() {
             // A session that failed waits for its retry; its failure does not hold the others.
             if try isPutOff(session.id, link) { continue }
             written += try await refetchIsolated(session.id, watermark: session.watermark, client: client, link)
-            let elapsed = (ContinuousClock.now - started).seconds
+            let elapsed = (clock.now - started).seconds
             progress(SyncProgress(sessionsDone: index + 1, sessionsTotal: stale.count, events: written, eventsTotal: nil,
                                   eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0), link)
         }
@@ -52,13 +52,13 @@ extension SyncEngine {
     /// Returns the events written.
     @discardableResult
     func refetch(_ sessionID: String, watermark: SessionWatermark?, client: any BridgeConnection, _ link: BridgeLink) async throws -> Int {
-        let history = link.history
-        let requestedAt = ContinuousClock.now
+        let history = machines[link.id].history
+        let requestedAt = clock.now
         // An answer over the message limit is read in parts (`mergeInParts`).
         let answer = try await client.sessionTimelineInParts(sessionID: sessionID, timeout: .seconds(120))
         // Read once the answer began, since live events may have arrived meanwhile. Live events
         // of an earlier process came before this request too.
-        let fetchedAfterLiveEvents = link.liveSessions[sessionID].map { $0 <= requestedAt } ?? true
+        let fetchedAfterLiveEvents = machines[link.id].liveSessions.heldByTimeline(sessionID, askedAt: requestedAt)
         let outcome: TailReplacement
         let mode: String?
         switch answer {
@@ -82,24 +82,20 @@ extension SyncEngine {
         if let mode {
             try store.upsertSessions([SessionRecord(sessionID: sessionID, mode: mode)], history: history)
         }
-        if let lastLive = link.liveSessions[sessionID], lastLive <= requestedAt {
-            link.liveSessions.removeValue(forKey: sessionID)
-        }
-        link.report.timelinesFetched += 1
-        link.report.eventsWritten += outcome.inserted
+        machines[link.id].refetched(sessionID, askedAt: requestedAt)
+        machines[link.id].tally(.timelineFetched)
+        machines[link.id].tally(.eventsWritten(outcome.inserted))
         return outcome.inserted
     }
 
     /// Shows live updates at once, in one transaction, provisional until their session's next
     /// fetch confirms them.
-    func applyProvisional(_ updates: EventBatch, moreWaiting: Bool, _ id: Int) throws {
-        let link = links[id]
+    func applyProvisional(_ updates: EventBatch, moreWaiting: Bool, _ link: BridgeLink) throws {
         indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
-        let outcome = try store.appendEvents(updates, history: link.history)
+        let outcome = try store.appendEvents(updates, history: machines[link.id].history)
         try indexing.liveCommitted()
-        link.report.eventsWritten += outcome.inserted
-        let now = ContinuousClock.now
-        for sessionID in updates.sessionIDs { link.liveSessions[sessionID] = now }
+        machines[link.id].tally(.eventsWritten(outcome.inserted))
+        machines[link.id].liveUpdatesApplied(to: updates.sessionIDs, at: clock.now)
     }
 
     /// How many sessions `tinyvex/history.recentSessions` lists at most.
@@ -107,10 +103,8 @@ extension SyncEngine {
 
     /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.
     func refetchQuietSessions(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
-        let now = ContinuousClock.now
         // A session waiting for its retry is left alone (its live updates stay provisional).
-        let quiet = try link.liveSessions.filter { now - $0.value >= link.configuration.refetchAfterQuiet }.keys.sorted()
-            .filter { try !isPutOff($0, link) }
+        let quiet = try machines[link.id].quietSessions(at: clock.now).filter { try !isPutOff($0, link) }
         guard !quiet.isEmpty else { return }
         let recent = try await client.recentSessions()
         for sessionID in quiet {
@@ -118,7 +112,7 @@ extension SyncEngine {
             let watermark = listed.map { SessionWatermark(lastTS: $0.lastTS, messageCount: $0.messageCount) }
             if let listed {
                 try store.upsertSessions([SessionRecord(sessionID: sessionID, lastTS: listed.lastTS, serverEventCount: listed.messageCount)],
-                                         history: link.history)
+                                         history: machines[link.id].history)
             }
             // How many events it wrote is counted where a catch-up reports it, not here.
             _ = try await refetchIsolated(sessionID, watermark: watermark, client: client, link)

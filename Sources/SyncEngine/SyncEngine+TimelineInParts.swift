@@ -14,7 +14,7 @@ extension SyncEngine {
     func mergeInParts(_ sessionID: String, _ parts: TimelineParts, fetchedAfterLiveEvents: Bool, watermark: SessionWatermark?,
                       _ link: BridgeLink) async throws -> (outcome: TailReplacement, mode: String?) {
         defer { parts.stop() }
-        var merge = try store.beginTimelineMerge(sessionID: sessionID, history: link.history, fetchedAfterLiveEvents: fetchedAfterLiveEvents)
+        var merge = try store.beginTimelineMerge(sessionID: sessionID, history: machines[link.id].history, fetchedAfterLiveEvents: fetchedAfterLiveEvents)
         var batch: [NewEvent] = []
         var bytes = 0
         var mode: String?

@@ -11,7 +11,8 @@ import Primitives
 /// The engine owns its `MirrorStore` connection: it is the mirror's one writer while it runs, on a
 /// thread of its own (`ThreadExecutor`), so that commits never hold up the cooperative pool that
 /// receives and decodes frames meanwhile. Every bridge's writes go through it; what is particular
-/// to one bridge (its cursor's history, its backoff, its status) lives in its `BridgeLink`.
+/// to one bridge (its cursor's history, its backoff, its report) is decided by its `LinkMachine`,
+/// a value the engine keeps and drives: it performs what the machine decides.
 ///
 /// Each connection is one scope: a reader applies the bridge's notifications from the moment the
 /// connection is up, in batches (everything waiting, one transaction), while catch-up, prompt
@@ -25,9 +26,13 @@ public actor SyncEngine {
     /// Keeps checkpoints out of the engine's commits.
     private let checkpointer: WALCheckpointer
     /// The bridges followed, by `BridgeLink.id`.
-    let links: [BridgeLink]
-    /// Their configurations, readable off the engine's thread (the notification readers').
-    private nonisolated let configurations: [SyncConfiguration]
+    nonisolated let links: [BridgeLink]
+    /// Each bridge's decisions, by `BridgeLink.id`.
+    var machines: [LinkMachine<ContinuousClock>]
+    /// Wakes a connected bridge's live loop before its next tick (a gap to page over), by `BridgeLink.id`.
+    private var wakeLiveLoops: [Int: AsyncStream<Void>.Continuation] = [:]
+    /// The engine's one source of time for its decisions.
+    let clock = ContinuousClock()
     let logger: Logger
     let observer: @Sendable (_ desktop: String, SyncEvent) -> Void
     private var random = SystemRandomNumberGenerator()
@@ -49,7 +54,7 @@ public actor SyncEngine {
         indexing = SearchIndexing(store: store)
         checkpointer = WALCheckpointer(path: mirrorPath)
         links = bridges.enumerated().map { BridgeLink(id: $0.offset, configuration: $0.element.configuration, connector: $0.element.connector) }
-        configurations = bridges.map(\.configuration)
+        machines = bridges.map { LinkMachine(configuration: $0.configuration) }
         self.logger = logger
         self.observer = observer
     }
@@ -100,12 +105,11 @@ public actor SyncEngine {
     public func syncEachOnce() async -> [(desktop: String, outcome: Result<SyncReport, any Error>)] {
         await withTaskGroup(of: (Int, Result<SyncReport, any Error>).self) { group in
             for link in links {
-                let id = link.id
                 group.addTask {
                     do {
-                        return (id, .success(try await self.syncOnce(id)))
+                        return (link.id, .success(try await self.syncOnce(link)))
                     } catch {
-                        return (id, .failure(error))
+                        return (link.id, .failure(error))
                     }
                 }
             }
@@ -115,13 +119,9 @@ public actor SyncEngine {
         }
     }
 
-    private func syncOnce(_ id: Int) async throws -> SyncReport {
-        try await syncOnce(links[id])
-    }
-
     private func syncOnce(_ link: BridgeLink) async throws -> SyncReport {
-        let started = ContinuousClock.now
-        link.resetReport()
+        let started = clock.now
+        machines[link.id].beginSync()
         do {
             try await connectAndRunOnce(link)
             // Live updates applied at the very end may still wait: nothing will tick for them.
@@ -134,29 +134,24 @@ public actor SyncEngine {
             throw error
         }
         setState(.offline, link)
-        link.report.seconds = (ContinuousClock.now - started).seconds
-        return link.report
+        machines[link.id].tally(.finished(seconds: (clock.now - started).seconds))
+        return machines[link.id].report
     }
 
     /// Connects and syncs once; connects again at once, a bounded number of times, while the
     /// connection ended for a reason the next one avoids (a history page over the message limit,
     /// now asked for smaller; a stock session that failed, now put off).
     private func connectAndRunOnce(_ link: BridgeLink) async throws {
-        var attempt = 0
+        var retries = 0
         while true {
-            link.reconnectAtOnce = false
             do {
-                return try await connectAndRun(link, isRetry: attempt > 0, staysLive: false)
-            } catch let error as BridgeError where link.reconnectAtOnce && attempt < Self.onceReconnectLimit {
+                return try await connectAndRun(link, isRetry: retries > 0, staysLive: false)
+            } catch let error as BridgeError where machines[link.id].retriesAtOnce(after: retries) {
                 try? recordProblem(error, link)
-                attempt += 1
+                retries += 1
             }
         }
     }
-
-    /// How many times `syncOnce` connects again after a connection ended for a reason the next
-    /// one avoids (a page of 5,000 events halves to one in 13; each failed stock session once).
-    static let onceReconnectLimit = 32
 
     /// Mirrors every bridge until the calling task is cancelled: for each, connects, catches up,
     /// stays live, and reconnects with its own backoff whenever its connection is lost. Returns
@@ -170,8 +165,7 @@ public actor SyncEngine {
         _ = try? store.pruneChangeLog(olderThan: Self.changeLogRetention)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for link in links {
-                let id = link.id
-                group.addTask { try await self.follow(id) }
+                group.addTask { try await self.follow(link) }
             }
             var firstFailure: (any Error)?
             while true {
@@ -185,44 +179,45 @@ public actor SyncEngine {
         }
     }
 
-    /// One bridge's loop of `run`: connects, stays live, backs off and connects again.
-    private func follow(_ id: Int) async throws {
-        let link = links[id]
-        var attempt = 0
+    /// One bridge's loop of `run`: connects, stays live, and what its machine decides when the
+    /// connection ends (back off and connect again, or stop).
+    private func follow(_ link: BridgeLink) async throws {
         while !Task.isCancelled {
-            let connectedAt = ContinuousClock.now
-            let writtenBefore = link.report.eventsWritten
-            link.sessionsFailedNow = []
+            var end = ConnectionEnd.lost
+            var refusal: (any Error)?
             do {
                 // Returns only when cancelled; a lost connection throws.
-                try await connectAndRun(link, isRetry: attempt > 0, staysLive: true)
-            } catch is CancellationError {
-                break
-            } catch let error as BridgeError {
-                if Task.isCancelled { break }
-                if case .certificateMismatch = error {
-                    setState(.offline, link)
-                    logger.error("not trying this bridge again: its certificate is not the one pinned",
-                                 metadata: ["desktop": "\(link.desktop)", "error": "\(error)"])
-                    throw error
+                try await connectAndRun(link, isRetry: machines[link.id].attempt > 0, staysLive: true)
+                if Task.isCancelled { end = .cancelled }
+            } catch {
+                if Task.isCancelled || error is CancellationError {
+                    end = .cancelled
+                } else if case BridgeError.certificateMismatch = error {
+                    end = .refused
+                    refusal = error
+                } else {
+                    try? recordProblem(error, link)
                 }
-                try? recordProblem(error, link)
-            } catch {
-                if Task.isCancelled { break }
-                try? recordProblem(error, link)
             }
-            let backoff = link.configuration.backoff
-            attempt = backoff.attempt(after: attempt, lasted: ContinuousClock.now - connectedAt,
-                                      madeProgress: link.report.eventsWritten > writtenBefore)
-            setState(.offline, link)
-            let delay = backoff.delay(forAttempt: max(attempt - 1, 0), using: &random)
-            logger.info("reconnecting", metadata: [
-                "desktop": "\(link.desktop)", "in_seconds": "\(String(format: "%.2f", delay.seconds))", "attempt": "\(attempt)",
-            ])
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                break
+            switch machines[link.id].ended(end, at: clock.now, random: &random) {
+            case .stop:
+                return setState(.offline, link)
+            case .abandon:
+                setState(.offline, link)
+                logger.error("not trying this bridge again: its certificate is not the one pinned",
+                             metadata: ["desktop": "\(link.desktop)", "error": "\(refusal.map { "\($0)" } ?? "")"])
+                if let refusal { throw refusal }
+                return
+            case .reconnect(let delay, let attempt):
+                setState(.offline, link)
+                logger.info("reconnecting", metadata: [
+                    "desktop": "\(link.desktop)", "in_seconds": "\(String(format: "%.2f", delay.seconds))", "attempt": "\(attempt)",
+                ])
+                do {
+                    try await clock.sleep(for: delay)
+                } catch {
+                    return setState(.offline, link)
+                }
             }
         }
         setState(.offline, link)
@@ -235,23 +230,20 @@ public actor SyncEngine {
     /// (`clientOptions.pin`), the one this mirror remembered for the bridge, the one the bridge
     /// advertised (the connector's); else the certificate is trusted on first use and remembered.
     private func connectAndRun(_ link: BridgeLink, isRetry: Bool, staysLive: Bool) async throws {
-        setState(.connecting, link)
+        if machines[link.id].connecting(at: clock.now, forgettingFailedSessions: staysLive) { announce(.connecting, link) }
         let url = link.configuration.bridgeURL
-        try store.setStatus([SyncStatusKey.bridgeURL: url, SyncStatusKey.desktop(link.desktop, SyncStatusKey.bridgeURL): url])
         let remembered = try store.rememberedPin(forBridge: url).flatMap(CertificatePin.init(parsing:))
         let pin = link.configuration.clientOptions.pin ?? remembered
-        let id = link.id
-        try await link.connector.withConnection(isRetry: isRetry, pin: pin, onOpen: { await self.setState(.handshaking, id) }) { client in
-            try await self.rememberCertificate(of: client, remembered: remembered, id)
-            try await self.runConnection(client, staysLive: staysLive, id)
+        try await link.connector.withConnection(isRetry: isRetry, pin: pin, onOpen: { await self.setState(.handshaking, link) }) { client in
+            try await self.rememberCertificate(of: client, remembered: remembered, link)
+            try await self.runConnection(client, staysLive: staysLive, link)
         }
     }
 
     /// Remembers the pin of the certificate a `wss://` bridge presented, when it is not the one
     /// remembered: on first use (said, like SSH's first connection), or after a pin was given
     /// deliberately or advertised.
-    private func rememberCertificate(of client: any BridgeConnection, remembered: CertificatePin?, _ id: Int) throws {
-        let link = links[id]
+    private func rememberCertificate(of client: any BridgeConnection, remembered: CertificatePin?, _ link: BridgeLink) throws {
         guard let presented = client.certificatePin, presented != remembered else { return }
         try store.rememberPin(presented.hex, forBridge: link.configuration.bridgeURL)
         if !client.certificateWasPinned {
@@ -264,39 +256,37 @@ public actor SyncEngine {
     /// One connection's work, in one scope: the notification reader beside catch-up, prompt
     /// delivery and (when `staysLive`) the live loop. Returns once the work is done (`syncOnce`);
     /// throws when the connection is lost or a write fails. Every task ends with it.
-    private func runConnection(_ client: any BridgeConnection, staysLive: Bool, _ id: Int) async throws {
-        let link = links[id]
+    private func runConnection(_ client: any BridgeConnection, staysLive: Bool, _ link: BridgeLink) async throws {
         let hasCursor = await client.capabilities.hasHistoryCursor
-        link.report.historyCursor = hasCursor
-        link.startConnection()
+        machines[link.id].tally(.usesHistoryCursor(hasCursor))
         // A stock bridge's history is found by its desktop's name alone, before its live updates
         // are shown; a history-cursor bridge's may take requests, made by the catch-up.
-        if !hasCursor { link.history = try await resolveHistory(client, link) }
+        if !hasCursor { machines[link.id].historyResolved(try await resolveHistory(client, link)) }
         let (wakeUps, wakeLiveLoop) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        link.wakeLiveLoop = wakeLiveLoop
+        wakeLiveLoops[link.id] = wakeLiveLoop
         defer {
             wakeLiveLoop.finish()
-            link.wakeLiveLoop = nil
+            wakeLiveLoops[link.id] = nil
         }
         let tickInterval = link.configuration.outboxPollInterval
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                try await self.applyNotifications(from: client, hasCursor: hasCursor, id)
+                try await self.applyNotifications(from: client, hasCursor: hasCursor, link)
                 return false
             }
             group.addTask {
-                try await self.catchUpAndDeliver(client, id)
+                try await self.catchUpAndDeliver(client, link)
                 guard staysLive else { return true }
-                try await self.goLive(id)
+                try await self.goLive(link)
                 for await _ in wakeUps {
-                    try await self.tick(client, id)
+                    try await self.tick(client, link)
                 }
                 return true
             }
             if staysLive {
                 group.addTask {
                     while true {
-                        try await Task.sleep(for: tickInterval)
+                        try await self.clock.sleep(for: tickInterval)
                         // Finished: the connection ended, and the live loop with it.
                         if case .terminated = wakeLiveLoop.yield() { return false }
                     }
@@ -328,17 +318,16 @@ public actor SyncEngine {
     }
 
     /// Catches up, delivers the queued prompts, and records the success.
-    private func catchUpAndDeliver(_ client: any BridgeConnection, _ id: Int) async throws {
-        let link = links[id]
+    private func catchUpAndDeliver(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
         try await catchUp(client, link)
         try await deliverOutbox(client, link)
         try recordSuccess(link)
     }
 
     /// What a catch-up held in memory goes back to the system before the engine waits live.
-    private func goLive(_ id: Int) throws {
+    private func goLive(_ link: BridgeLink) throws {
         try store.releaseMemory()
-        setState(.live, links[id])
+        setState(.live, link)
     }
 
     /// Catches up with the bridge: settles prompts a stopped process left in flight, then pages
@@ -346,7 +335,7 @@ public actor SyncEngine {
     private func catchUp(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
         setState(.syncing, link)
         let hasCursor = await client.capabilities.hasHistoryCursor
-        if link.history == nil { link.history = try await resolveHistory(client, link) }
+        if machines[link.id].history == nil { machines[link.id].historyResolved(try await resolveHistory(client, link)) }
         let settled = try store.settleInterruptedSends(canResendSafely: hasCursor, scope: outboxScope(of: link))
         if !settled.isEmpty {
             logger.notice("settled prompts left in flight", metadata: ["count": "\(settled.count)", "resending": "\(hasCursor)"])
@@ -357,7 +346,7 @@ public actor SyncEngine {
             try await catchUpByTimelines(client, link)
         }
         try await mirrorThreads(client)
-        if let history = link.history { try store.noteSynced(history) }
+        if let history = machines[link.id].history { try store.noteSynced(history) }
     }
 
     private func mirrorThreads(_ client: any BridgeConnection) async throws {
@@ -367,16 +356,19 @@ public actor SyncEngine {
 
     /// Periodic work while live: pages over gaps, prompts queued by other processes, stock
     /// sessions to confirm.
-    private func tick(_ client: any BridgeConnection, _ id: Int) async throws {
-        let link = links[id]
+    private func tick(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
         try indexing.tick(notificationsWaiting: client.notifications.count)
         try await deliverOutboxIfChanged(client, link)
         if await !client.capabilities.hasHistoryCursor {
             try await refetchQuietSessions(client, link)
-        } else if link.pagingWanted {
-            link.pagingWanted = false
+        } else if machines[link.id].takePaging() {
             try await catchUpByCursor(client, link)
         }
+    }
+
+    /// Wakes the live loop of the bridge's connection before its next tick.
+    func wakeLiveLoop(_ link: BridgeLink) {
+        wakeLiveLoops[link.id]?.yield()
     }
 
     /// Indexes every event still to index, a step (`searchIndexingPerWrite`) at a time, letting
@@ -397,8 +389,8 @@ public actor SyncEngine {
     /// Applies the bridge's notifications until the connection ends: each time, everything that
     /// is waiting (up to `liveBatchLimit`) in one transaction. Reading, mapping and packing run on
     /// the cooperative pool; only the write hops to the engine's thread.
-    private nonisolated func applyNotifications(from client: any BridgeConnection, hasCursor: Bool, _ id: Int) async throws {
-        let limit = configurations[id].liveBatchLimit
+    private nonisolated func applyNotifications(from client: any BridgeConnection, hasCursor: Bool, _ link: BridgeLink) async throws {
+        let limit = link.configuration.liveBatchLimit
         while true {
             let notifications = await client.notifications.take(upTo: limit)
             guard !notifications.isEmpty else { return try Task.checkCancellation() }
@@ -406,25 +398,24 @@ public actor SyncEngine {
             let updates = EventMapping.batch(notifications, fromHistoryCursorBridge: hasCursor)
             guard !updates.isEmpty else { continue }
             if hasCursor {
-                try await applyLiveByCursor(updates, moreWaiting: moreWaiting, id)
+                try await applyLiveByCursor(updates, moreWaiting: moreWaiting, link)
             } else {
-                try await applyProvisional(updates, moreWaiting: moreWaiting, id)
+                try await applyProvisional(updates, moreWaiting: moreWaiting, link)
             }
         }
     }
 
     // MARK: State and status
 
-    private func setState(_ newState: ConnectionState, _ id: Int) {
-        setState(newState, links[id])
+    func setState(_ newState: ConnectionState, _ link: BridgeLink) {
+        if machines[link.id].move(to: newState) { announce(newState, link) }
     }
 
-    func setState(_ newState: ConnectionState, _ link: BridgeLink) {
-        guard link.setState(newState) else { return }
+    /// Logs, records and tells a bridge's new state.
+    private func announce(_ newState: ConnectionState, _ link: BridgeLink) {
         logger.info("state", metadata: ["state": "\(newState.rawValue)", "url": "\(link.configuration.bridgeURL)",
                                         "desktop": "\(link.desktop)"])
-        try? store.setStatus([SyncStatusKey.connectionState: newState.rawValue,
-                              SyncStatusKey.desktop(link.desktop, SyncStatusKey.connectionState): newState.rawValue])
+        try? record(.state(newState), link)
         observer(link.desktop, .stateChanged(newState))
     }
 
@@ -433,26 +424,18 @@ public actor SyncEngine {
     }
 
     private func recordSuccess(_ link: BridgeLink) throws {
-        let counts = try store.counts()
-        let now = String(MirrorClock.system.now())
-        let facts: [String: String?] = [
-            SyncStatusKey.lastSuccessAt: now,
-            SyncStatusKey.lastError: nil,
-            SyncStatusKey.desktop(link.desktop, SyncStatusKey.lastSuccessAt): now,
-            SyncStatusKey.desktop(link.desktop, SyncStatusKey.lastError): nil,
-            SyncStatusKey.sessions: String(counts.sessions),
-            SyncStatusKey.events: String(counts.events),
-        ]
-        try store.setStatus(facts)
+        try record(.succeeded, link)
     }
 
     private func recordProblem(_ error: any Error, _ link: BridgeLink) throws {
         let message = "\(error)"
         logger.warning("sync problem", metadata: ["desktop": "\(link.desktop)", "error": "\(message)"])
         observer(link.desktop, .problem(error))
-        let now = String(MirrorClock.system.now())
-        try store.setStatus([SyncStatusKey.lastError: message, SyncStatusKey.lastErrorAt: now,
-                             SyncStatusKey.desktop(link.desktop, SyncStatusKey.lastError): message,
-                             SyncStatusKey.desktop(link.desktop, SyncStatusKey.lastErrorAt): now])
+        try record(.failed(message), link)
+    }
+
+    /// Records a change of the bridge's status in the mirror.
+    private func record(_ change: DesktopStatusChange, _ link: BridgeLink) throws {
+        try store.recordStatus(change, desktop: link.desktop, bridgeURL: link.configuration.bridgeURL)
     }
 }

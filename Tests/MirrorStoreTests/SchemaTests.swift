@@ -107,6 +107,33 @@ struct SchemaTests {
         }
     }
 
+    @Test("a version 16 mirror's status keys become one record per desktop, names with ':' too; the keys go")
+    func migratesStatusKeys() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        do {
+            let old = try MirrorStore(path: path, mode: .readWrite, clock: .system, migratingTo: 16)
+            try old.database.execute(
+                """
+                INSERT INTO sync_status (key, value, updated_at) VALUES
+                    ('bridge_url', 'ws://127.0.0.1:4000', 30), ('connection_state', 'live', 30), ('events', '12', 30),
+                    ('desktop:laptop:bridge_url', 'ws://laptop.local:9099', 10), ('desktop:laptop:connection_state', 'offline', 11),
+                    ('desktop:laptop:last_success_at', '9', 9), ('desktop:laptop:last_error', 'gone away', 12),
+                    ('desktop:laptop:last_error_at', '12', 12),
+                    ('desktop:127.0.0.1:4000:bridge_url', 'ws://127.0.0.1:4000', 20), ('desktop:127.0.0.1:4000:connection_state', 'live', 30)
+                """
+            )
+        }
+        let store = try MirrorStore(path: path)
+        #expect(try store.desktopStatuses() == [
+            DesktopSyncStatus(desktop: "127.0.0.1:4000", bridgeURL: "ws://127.0.0.1:4000", connectionState: .live, stateSince: 30,
+                              lastSuccessAt: nil, lastError: nil, lastErrorAt: nil, updatedAt: 30),
+            DesktopSyncStatus(desktop: "laptop", bridgeURL: "ws://laptop.local:9099", connectionState: .offline, stateSince: 11,
+                              lastSuccessAt: 9, lastError: "gone away", lastErrorAt: 12, updatedAt: 12),
+        ])
+        #expect(try store.database.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'sync_status'") == 0)
+    }
+
     @Test("a version 4 mirror becomes append-ordered in place, with everything it held")
     func migratesVersion4Mirror() throws {
         let directory = try TemporaryDirectory()
@@ -173,12 +200,12 @@ struct SchemaTests {
             let store = try MirrorStore(path: path)
             try store.appendEvents([messageEvent("s1", seq: 1, text: "one"), messageEvent("s1", seq: 2, text: "two")],
                                    advancingHistoryCursorTo: 2)
-            try store.setStatus([SyncStatusKey.connectionState: "live"])
+            try store.recordStatus(.state(.live), desktop: "laptop", bridgeURL: "ws://127.0.0.1:9099")
         }
         let store = try MirrorStore(path: path)
         #expect(try store.timeline(sessionID: "s1").map(\.text) == ["one", "two"])
         #expect(try store.historyCursor() == 2)
-        #expect(try store.status()[SyncStatusKey.connectionState]?.value == "live")
+        #expect(try store.desktopStatuses().map(\.connectionState) == [.live])
     }
 
     @Test("a mirror from a newer version is refused, untouched")

@@ -63,16 +63,26 @@ struct SessionTests {
         #expect(try store.threads(limit: 1).count == 1)
     }
 
-    @Test("status facts are written, replaced and removed")
-    func status() throws {
-        try store.setStatus([SyncStatusKey.bridgeURL: "ws://127.0.0.1:9099", SyncStatusKey.connectionState: "connecting"])
+    @Test("each desktop's status is one record: its state since when, its last success, its last problem until the next success")
+    func desktopStatus() throws {
+        try store.recordStatus(.state(.connecting), desktop: "laptop", bridgeURL: "ws://127.0.0.1:9099")
         clock.advance(by: 5)
-        try store.setStatus([SyncStatusKey.connectionState: "live", SyncStatusKey.lastError: nil])
-        let status = try store.status()
-        #expect(status[SyncStatusKey.connectionState] == SyncStatusEntry(value: "live", updatedAt: 1_731_000_000_005))
-        #expect(status[SyncStatusKey.bridgeURL]?.value == "ws://127.0.0.1:9099")
-        try store.setStatus([SyncStatusKey.bridgeURL: nil])
-        #expect(try store.status()[SyncStatusKey.bridgeURL] == nil)
+        try store.recordStatus(.failed("the bridge went away"), desktop: "laptop", bridgeURL: "ws://127.0.0.1:9099")
+        try store.recordStatus(.state(.live), desktop: "desk", bridgeURL: "ws://127.0.0.1:9100")
+        let laptopFailed = try #require(try store.desktopStatuses().first { $0.desktop == "laptop" })
+        #expect(laptopFailed.connectionState == .connecting)
+        #expect(laptopFailed.stateSince == 1_731_000_000_000)
+        #expect(laptopFailed.lastError == "the bridge went away")
+        #expect(laptopFailed.lastErrorAt == 1_731_000_000_005)
+        clock.advance(by: 5)
+        try store.recordStatus(.succeeded, desktop: "laptop", bridgeURL: "ws://127.0.0.1:9098")
+        let statuses = try store.desktopStatuses()
+        #expect(statuses.map(\.desktop) == ["laptop", "desk"], "the one written last first")
+        #expect(statuses[0] == DesktopSyncStatus(
+            desktop: "laptop", bridgeURL: "ws://127.0.0.1:9098", connectionState: .connecting, stateSince: 1_731_000_000_000,
+            lastSuccessAt: 1_731_000_000_010, lastError: nil, lastErrorAt: nil, updatedAt: 1_731_000_000_010
+        ))
+        #expect(try store.lastBridgeURL() == "ws://127.0.0.1:9098")
     }
 
     @Test("counts come from one snapshot")

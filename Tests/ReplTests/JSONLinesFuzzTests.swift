@@ -87,6 +87,6 @@ struct JSONLinesFuzzTests {
         let store = try MirrorStore(path: path, mode: .readOnly)
         return try ["SELECT count(*) FROM events", "SELECT count(*) FROM sessions", "SELECT count(*) FROM outbox",
                     "SELECT coalesce(max(event_id), 0) FROM events", "SELECT value FROM counters WHERE name = 'event_id'",
-                    "SELECT count(*) FROM sync_status"].map { try store.database.scalarInt64($0) ?? -1 }
+                    "SELECT count(*) FROM desktop_status"].map { try store.database.scalarInt64($0) ?? -1 }
     }
 }

@@ -71,7 +71,7 @@ struct MessageSizeTests {
         #expect(report.eventsWritten == (try simulatorHistory(simulator.databasePath)).count, sourceLocation: sourceLocation)
         try expectMirrorEqualsHistory(mirror: mirror, simulatorDatabase: simulator.databasePath, sourceLocation: sourceLocation)
         let store = try MirrorStore(path: mirror, mode: .readOnly)
-        #expect(try store.status()[SyncStatusKey.lastError] == nil, sourceLocation: sourceLocation)
+        #expect(try store.desktopStatuses().allSatisfy { $0.lastError == nil }, sourceLocation: sourceLocation)
     }
 
     @Test("a run of events each over a quarter of the message limit is mirrored whole, with the page budget and without",
@@ -123,7 +123,7 @@ struct MessageSizeTests {
         #expect(size > Self.limit, "its size so far, at least")
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         #expect(try store.historyCursor() == seq - 1)
-        let lastError = try #require(try store.status()[SyncStatusKey.lastError]?.value)
+        let lastError = try #require(try store.desktopStatuses().first?.lastError)
         #expect(lastError.contains("history event \(seq) alone is over this client's message limit of \(Self.limit) bytes"), "\(lastError)")
     }
 

@@ -40,7 +40,7 @@ struct SecureBridgeTests {
 
     func mirrored(_ mirror: String) throws -> (events: Int, pin: String?) {
         let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let bridge = try #require(try store.status()[SyncStatusKey.bridgeURL]?.value)
+        let bridge = try #require(try store.lastBridgeURL())
         return (try store.counts().events, try store.rememberedPin(forBridge: bridge))
     }
 

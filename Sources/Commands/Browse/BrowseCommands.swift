@@ -198,7 +198,7 @@ package enum BrowseCommands {
         let rows: [[String]] = [
             ["mirror", report.mirror], ["bridge", report.bridge ?? "(never synced)"],
             ["tls pin", report.tlsPin.map { "SHA-256 \($0)" } ?? "-"],
-            ["connection", report.connectionState ?? "-"],
+            ["connection", report.connectionState?.rawValue ?? "-"],
             ["last sync", report.lastSuccess?.iso8601 ?? "never"],
             ["last error", report.lastError ?? "-"],
             ["contents", "\(report.sessions) sessions, \(report.events) events, \(report.threads) threads"],
@@ -216,7 +216,7 @@ package enum BrowseCommands {
     static func historyLine(_ desktop: StatusReport.DesktopStatus) -> String {
         var parts = ["\(desktop.desktop) (\(desktop.bridge ?? "no address"))", "\(desktop.sessions) sessions", "cursor \(desktop.historyCursor)",
                      "last sync " + (desktop.lastSync?.iso8601 ?? "never")]
-        if let state = desktop.connectionState { parts.insert(state, at: 1) }
+        if let state = desktop.connectionState { parts.insert(state.rawValue, at: 1) }
         if let error = desktop.lastError { parts.append("last error: \(error)") }
         if let gone = desktop.goneFromDesktopAt { parts.append("history gone from the desktop since \(gone.iso8601)") }
         return parts.joined(separator: ", ")

@@ -62,7 +62,7 @@ enum ExportAll {
         try storeCall {
             try store.read {
                 let sessions = try store.sessions()
-                let desktop = try store.status()[SyncStatusKey.bridgeURL]?.value
+                let desktop = try store.lastBridgeURL()
                 let byID = Dictionary(sessions.map { ($0.sessionID, $0) }, uniquingKeysWith: { first, _ in first })
                 report.sessions = byID.count
                 var rows: [SessionIndexView.Row] = []

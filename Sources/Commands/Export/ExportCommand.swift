@@ -53,7 +53,7 @@ enum ExportCommand {
         let export = try storeCall {
             try views.store.read {
                 try SessionExport.render(session, format: format, baseName: base, views: views,
-                                         desktop: try views.store.status()[SyncStatusKey.bridgeURL]?.value, exportedAt: exportedAt)
+                                         desktop: try views.store.lastBridgeURL(), exportedAt: exportedAt)
             }
         }
         guard let path else {

@@ -121,7 +121,7 @@ public enum ViewerPages {
             desktops: report.desktops.map { desktop in
                 .init(name: desktop.desktop, bridge: desktop.bridge,
                       gone: desktop.goneFromDesktopAt.map { "its history was gone from the desktop at \($0.iso8601)" },
-                      connection: desktop.connectionState ?? "never connected", cursor: desktop.historyCursor, sessions: desktop.sessions,
+                      connection: desktop.connectionState?.rawValue ?? "never connected", cursor: desktop.historyCursor, sessions: desktop.sessions,
                       lastSync: desktop.lastSync?.iso8601 ?? "never", lastError: desktop.lastError)
             },
             hasDesktops: !report.desktops.isEmpty,

@@ -11,7 +11,7 @@ public struct StatusReport: Sendable, Encodable {
     /// The certificate pin remembered for a wss:// bridge (the one in force unless oa-sync is
     /// given another).
     public var tlsPin: String?
-    public var connectionState: String?
+    public var connectionState: ConnectionState?
     public var stateSince: Timestamp?
     public var lastSuccess: Timestamp?
     public var lastError: String?
@@ -44,7 +44,7 @@ public struct StatusReport: Sendable, Encodable {
         /// How the history is named: by the desktop (`history_id`) or by this mirror.
         public var namedBy: String
         public var bridge: String?
-        public var connectionState: String?
+        public var connectionState: ConnectionState?
         public var lastError: String?
         public var historyCursor: Int64
         public var sessions: Int
@@ -78,21 +78,22 @@ extension StatusReport {
     /// Reads the report of the mirror at `mirrorPath` from `store`, in one read.
     static func read(mirrorPath: String, store: MirrorStore) throws -> StatusReport {
         try store.read {
-            let status = try store.status()
+            // The desktop written last speaks for the mirror.
+            let statuses = try store.desktopStatuses()
+            let latest = statuses.first
             let counts = try store.counts()
             let histories = try store.histories()
-            let pin = try status[SyncStatusKey.bridgeURL].flatMap { try store.rememberedPin(forBridge: $0.value) }
+            let pin = try latest.flatMap { try store.rememberedPin(forBridge: $0.bridgeURL) }
             let cursor = histories.max { ($0.lastConnectedAt ?? 0, $0.key) < ($1.lastConnectedAt ?? 0, $1.key) }?.cursor ?? 0
             return StatusReport(
-                mirror: mirrorPath, bridge: status[SyncStatusKey.bridgeURL]?.value, tlsPin: pin.flatMap(CertificatePin.init(parsing:))?.description,
-                connectionState: status[SyncStatusKey.connectionState]?.value,
-                stateSince: Timestamp(milliseconds: status[SyncStatusKey.connectionState]?.updatedAt),
-                lastSuccess: Timestamp(milliseconds: status[SyncStatusKey.lastSuccessAt].flatMap { Int64($0.value) }),
-                lastError: status[SyncStatusKey.lastError]?.value, historyCursor: cursor > 0 ? cursor : nil,
+                mirror: mirrorPath, bridge: latest?.bridgeURL, tlsPin: pin.flatMap(CertificatePin.init(parsing:))?.description,
+                connectionState: latest?.connectionState, stateSince: Timestamp(milliseconds: latest?.stateSince),
+                lastSuccess: Timestamp(milliseconds: latest?.lastSuccessAt),
+                lastError: latest?.lastError, historyCursor: cursor > 0 ? cursor : nil,
                 sessions: counts.sessions, events: counts.events, threads: counts.threads,
                 promptsPending: (counts.outbox[.queued] ?? 0) + (counts.outbox[.sending] ?? 0),
                 promptsFailed: counts.outbox[.failed] ?? 0, promptsUnconfirmed: counts.outbox[.unconfirmed] ?? 0,
-                desktops: histories.map { DesktopStatus($0, status: status) },
+                desktops: histories.map { history in DesktopStatus(history, status: statuses.first { $0.desktop == history.desktop }) },
                 failedSessions: try store.failedSessions().map(FailedSession.init)
             )
         }
@@ -100,14 +101,14 @@ extension StatusReport {
 }
 
 extension StatusReport.DesktopStatus {
-    init(_ history: HistoryRecord, status: [String: SyncStatusEntry]) {
+    init(_ history: HistoryRecord, status: DesktopSyncStatus?) {
         let current = history.goneAt == nil
         desktop = history.desktop
         historyID = history.historyID
         namedBy = history.identity.rawValue
         bridge = history.bridgeURL
-        connectionState = current ? status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.connectionState)]?.value : nil
-        lastError = current ? status[SyncStatusKey.desktop(history.desktop, SyncStatusKey.lastError)]?.value : nil
+        connectionState = current ? status?.connectionState : nil
+        lastError = current ? status?.lastError : nil
         historyCursor = history.cursor
         sessions = history.sessionCount
         lastConnected = Timestamp(milliseconds: history.lastConnectedAt)

@@ -72,7 +72,7 @@ enum SyncPhase {
         }
     }
 
-    /// Polls the mirror's `sync_status` until oa-sync says it is live; returns a read-only
+    /// Polls the mirror's `desktop_status` until oa-sync says it is live; returns a read-only
     /// connection to the mirror.
     private static func waitUntilLive(mirror: String, sync: Process, log: URL, deadline: Deadline) async throws -> Database {
         var seen = "no mirror file yet"
@@ -80,7 +80,7 @@ enum SyncPhase {
             if FileManager.default.fileExists(atPath: mirror) {
                 do {
                     let database = try Database(path: mirror, mode: .readOnly)
-                    let state = try database.queryFirst("SELECT value FROM sync_status WHERE key = 'connection_state'") { $0.string(0) }
+                    let state = try database.queryFirst("SELECT connection_state FROM desktop_status ORDER BY updated_at DESC LIMIT 1") { $0.string(0) }
                     if state == "live" { return database }
                     seen = "connection_state \(state ?? "not written yet")"
                 } catch {

@@ -138,7 +138,7 @@ struct SyncBenchmark: AsyncParsableCommand {
                 let total = liveSeconds * 1000
                 let clock = ContinuousClock()
                 let readyDeadline = clock.now + .seconds(30)
-                while try reader.database.scalarInt64("SELECT count(*) FROM sync_status WHERE key = 'connection_state' AND value = 'live'") != 1,
+                while try reader.database.scalarInt64("SELECT count(*) FROM desktop_status WHERE connection_state = 'live'") != 1,
                       clock.now < readyDeadline {
                     try await Task.sleep(for: .milliseconds(10))
                 }

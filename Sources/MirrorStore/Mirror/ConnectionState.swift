@@ -2,7 +2,7 @@
 ///
 /// `offline → connecting → handshaking → syncing → live`, and back to `offline` (then
 /// `connecting` after the backoff) whenever the connection is lost.
-public enum ConnectionState: String, Sendable, CaseIterable {
+public enum ConnectionState: String, Sendable, CaseIterable, Encodable {
     /// Not connected; waiting to try again.
     case offline
     /// Opening the WebSocket.

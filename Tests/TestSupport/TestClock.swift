@@ -1,0 +1,71 @@
+import Synchronization
+
+/// A clock its test moves: `now` stands still until `advance(by:)`, and a sleep ends when the
+/// clock reaches its deadline (or its task is cancelled). A backoff of six hours then takes no
+/// wall time, and a test says exactly when time passes.
+public final class TestClock: Clock, Sendable {
+    public struct Instant: InstantProtocol {
+        /// Time since the clock was made.
+        public var offset: Duration
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        var id: UInt64
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [Sleeper] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
+
+    /// Moves the clock on by `duration`, ending the sleeps whose deadline it reaches.
+    public func advance(by duration: Duration) {
+        let woken = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let woken = state.sleepers.filter { $0.deadline <= now }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return woken
+        }
+        for sleeper in woken { sleeper.continuation.resume() }
+    }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let endsNow = state.withLock { state in
+                    guard deadline > state.now, !Task.isCancelled else { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return false
+                }
+                if endsNow { continuation.resume() }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state in
+                let found = state.sleepers.first { $0.id == id }
+                state.sleepers.removeAll { $0.id == id }
+                return found
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+        try Task.checkCancellation()
+    }
+}
