@@ -18,17 +18,20 @@ import MirrorStore
 ///   as it grows again. A run stopped in a catch-up leaves merging deferred; the next catch-up's end
 ///   merges the index and restores it.
 ///
-/// Owned by the engine and touched on its thread only, like the store it configures.
-final class SearchIndexing {
+/// It tells each write how to index (`SearchIndexingMode`, an argument of the write) and runs the
+/// indexing steps and merges itself. Owned by the engine and touched on its thread only, like the
+/// store it uses; its time is the engine's clock.
+final class SearchIndexing<C: Clock> where C.Duration == Duration {
     private let store: MirrorStore
+    private let clock: C
     /// Events indexed in steps since the index was last merged.
     private var indexedSinceMerge = 0
     /// History-cursor catch-ups running now.
     private var catchUpsRunning = 0
     /// When the last live batch that was part of a burst was taken.
-    private var lastBurstBatchAt: ContinuousClock.Instant?
+    private var lastBurstBatchAt: C.Instant?
     /// When live commits last indexed.
-    private var lastLiveIndexingAt: ContinuousClock.Instant?
+    private var lastLiveIndexingAt: C.Instant?
     /// The commit being prepared is followed by indexing what a burst put off.
     private var indexesAfterCommit = false
     /// Whether a catch-up deferred the index's merging (`SearchIndexMerging.deferred`).
@@ -36,8 +39,9 @@ final class SearchIndexing {
     /// Transactions of the catch-ups running now.
     private var catchUpCommits = 0
 
-    init(store: MirrorStore) {
+    init(store: MirrorStore, clock: C) {
         self.store = store
+        self.clock = clock
     }
 
     /// A history-cursor catch-up begins.
@@ -60,26 +64,33 @@ final class SearchIndexing {
     /// Before a catch-up's commit: it indexes its own events (and live ones put off meanwhile),
     /// unless it pages over a gap during a burst, which leaves indexing to after the burst. From a
     /// catch-up's second transaction on, the index's merging waits for the catch-ups' end; one of a
-    /// single transaction (a reconnect's) leaves merging as it is.
-    func prepareCatchUpCommit() throws {
-        store.defersSearchIndexing = burstIsRecent()
+    /// single transaction (a reconnect's) leaves merging as it is. Returns how the commit indexes.
+    func prepareCatchUpCommit() throws -> SearchIndexingMode {
         if catchUpCommits > 0 && !mergingDeferred {
             try store.setSearchIndexMerging(.deferred)
             mergingDeferred = true
         }
         catchUpCommits += 1
+        return burstIsRecent(at: clock.now) ? .putOff : .withCommit
     }
 
     /// Before a live batch's commit: notes a burst, and puts indexing off during one; once each
-    /// `burstIndexingInterval` of a burst, `liveCommitted()` then indexes what waits.
-    func prepareLiveCommit(moreWaiting: Bool, batchSize: Int) {
-        let now = ContinuousClock.now
+    /// `burstIndexingInterval` of a burst, `liveCommitted()` then indexes what waits. Returns how
+    /// the commit indexes.
+    func prepareLiveCommit(moreWaiting: Bool, batchSize: Int) -> SearchIndexingMode {
+        let now = clock.now
         if moreWaiting || batchSize >= Self.burstBatchSize { lastBurstBatchAt = now }
         let inBurst = burstIsRecent(at: now)
-        store.defersSearchIndexing = catchUpsRunning > 0 || inBurst
         indexesAfterCommit = catchUpsRunning == 0 && inBurst
-            && lastLiveIndexingAt.map { now - $0 >= Self.burstIndexingInterval } ?? true
+            && lastLiveIndexingAt.map { $0.duration(to: now) >= Self.burstIndexingInterval } ?? true
         if indexesAfterCommit { lastLiveIndexingAt = now }
+        return mode(at: now)
+    }
+
+    /// How a write other than a catch-up's or a live batch's (a stock timeline fetched again)
+    /// indexes: put off while a catch-up runs or a burst is recent, with its commit otherwise.
+    func mode(at now: C.Instant) -> SearchIndexingMode {
+        catchUpsRunning > 0 || burstIsRecent(at: now) ? .putOff : .withCommit
     }
 
     /// After a live batch's commit: during a burst, once each `burstIndexingInterval`, indexes
@@ -96,14 +107,13 @@ final class SearchIndexing {
     /// indexed each `burstIndexingInterval` still.
     func tick(notificationsWaiting: Int) throws {
         guard catchUpsRunning == 0 && notificationsWaiting == 0 else { return }
-        let now = ContinuousClock.now
+        let now = clock.now
         guard !burstIsRecent(at: now) else {
-            guard lastLiveIndexingAt.map({ now - $0 >= Self.burstIndexingInterval }) ?? true else { return }
+            guard lastLiveIndexingAt.map({ $0.duration(to: now) >= Self.burstIndexingInterval }) ?? true else { return }
             lastLiveIndexingAt = now
             indexedSinceMerge += try store.indexPendingSearchText()
             return
         }
-        store.defersSearchIndexing = false
         try step()
     }
 
@@ -126,23 +136,23 @@ final class SearchIndexing {
     }
 
     /// Whether a burst's last batch was taken within `burstSettlingTime`.
-    func burstIsRecent(at now: ContinuousClock.Instant = .now) -> Bool {
+    func burstIsRecent(at now: C.Instant) -> Bool {
         guard let lastBurstBatchAt else { return false }
-        return now - lastBurstBatchAt < Self.burstSettlingTime
+        return lastBurstBatchAt.duration(to: now) < Self.burstSettlingTime
     }
 
     /// Events indexed in steps after which the search index is merged.
-    static let mergeAfterIndexing = 10_000
+    static var mergeAfterIndexing: Int { 10_000 }
 
     /// How often a commit indexes during a burst: what a burst brings is searchable within about
     /// this (and the rows of messages still streaming within `MirrorStore.streamingEntryRefresh`
     /// more).
-    static let burstIndexingInterval = Duration.milliseconds(400)
+    static var burstIndexingInterval: Duration { .milliseconds(400) }
 
     /// A live batch at least this large is part of a burst.
-    static let burstBatchSize = 256
+    static var burstBatchSize: Int { 256 }
 
     /// How long after a burst's last batch search indexing still waits (a burst on a busy machine
     /// comes in waves: the writer may find nothing waiting for a moment).
-    static let burstSettlingTime = Duration.seconds(1)
+    static var burstSettlingTime: Duration { .seconds(1) }
 }

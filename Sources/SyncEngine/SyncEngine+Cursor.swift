@@ -47,7 +47,7 @@ extension SyncEngine {
                 for await batch in batches {
                     cursor = batch.cursor
                     written += try commit(batch.events, history: history, cursor: batch.cursor, link)
-                    let elapsed = (clock.now - started).seconds
+                    let elapsed = started.duration(to: clock.now).seconds
                     progress(SyncProgress(
                         sessionsDone: sessionCount, sessionsTotal: sessionCount, events: written,
                         eventsTotal: expectedLastSeq > startCursor ? Int(expectedLastSeq - startCursor) : nil,
@@ -65,7 +65,7 @@ extension SyncEngine {
         indexing.catchUpEnded(written: written)
         // Indexed in many transactions, the index is merged once now (by the step that finds
         // nothing left to index); during a burst, the ticks after it do that.
-        let indexed = indexing.burstIsRecent() ? 0 : try await indexPendingSearchText()
+        let indexed = indexing.burstIsRecent(at: clock.now) ? 0 : try await indexPendingSearchText()
         let knownSessions = try store.history(history)?.sessionCount ?? 0
         if knownSessions > sessionCount || machines[link.id].sessionsListDue(at: clock.now) {
             sessionCount = try await reviewSessions(client, history: history, link)
@@ -117,8 +117,8 @@ extension SyncEngine {
         // Each transaction indexes its own events (and live ones put off meanwhile): the text is
         // at hand, and the index grows beside the rows instead of in a long pass at the end. A
         // catch-up during a burst (paging over a gap) leaves indexing to after the burst.
-        try indexing.prepareCatchUpCommit()
-        let outcome = try store.appendEvents(events, history: history, advancingHistoryCursorTo: cursor)
+        let mode = try indexing.prepareCatchUpCommit()
+        let outcome = try store.appendEvents(events, history: history, advancingHistoryCursorTo: cursor, indexing: mode)
         machines[link.id].tally(.eventsWritten(outcome.inserted))
         return outcome.inserted
     }
@@ -145,8 +145,9 @@ extension SyncEngine {
         }
         if decision.pagesFromCursor { wakeLiveLoop(link) }
         guard let history = machines[link.id].history, !decision.continuing.isEmpty else { return }
-        indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
-        let outcome = try store.appendEvents(updates.keeping(decision.continuing), history: history, advancingHistoryCursorTo: decision.cursor)
+        let mode = indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
+        let outcome = try store.appendEvents(updates.keeping(decision.continuing), history: history,
+                                             advancingHistoryCursorTo: decision.cursor, indexing: mode)
         try indexing.liveCommitted()
         machines[link.id].tally(.eventsWritten(outcome.inserted))
     }

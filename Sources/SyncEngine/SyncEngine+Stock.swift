@@ -41,7 +41,7 @@ extension SyncEngine {
             // A session that failed waits for its retry; its failure does not hold the others.
             if try isPutOff(session.id, link) { continue }
             written += try await refetchIsolated(session.id, watermark: session.watermark, client: client, link)
-            let elapsed = (clock.now - started).seconds
+            let elapsed = started.duration(to: clock.now).seconds
             progress(SyncProgress(sessionsDone: index + 1, sessionsTotal: stale.count, events: written, eventsTotal: nil,
                                   eventsPerSecond: elapsed > 0 ? Double(written) / elapsed : 0), link)
         }
@@ -66,7 +66,7 @@ extension SyncEngine {
             // From here to the write nothing else runs on this actor.
             let events = items.map(EventMapping.event)
             outcome = try store.replaceTimelineTail(sessionID: sessionID, history: history, with: events, watermark: watermark,
-                                                    fetchedAfterLiveEvents: fetchedAfterLiveEvents)
+                                                    fetchedAfterLiveEvents: fetchedAfterLiveEvents, indexing: indexing.mode(at: clock.now))
             mode = items.reversed().lazy.compactMap({ EventMapping.mode(of: $0.update) }).first
         case .inParts(let parts):
             let merged = try await mergeInParts(sessionID, parts, fetchedAfterLiveEvents: fetchedAfterLiveEvents,
@@ -91,15 +91,15 @@ extension SyncEngine {
     /// Shows live updates at once, in one transaction, provisional until their session's next
     /// fetch confirms them.
     func applyProvisional(_ updates: EventBatch, moreWaiting: Bool, _ link: BridgeLink) throws {
-        indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
-        let outcome = try store.appendEvents(updates, history: machines[link.id].history)
+        let mode = indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
+        let outcome = try store.appendEvents(updates, history: machines[link.id].history, indexing: mode)
         try indexing.liveCommitted()
         machines[link.id].tally(.eventsWritten(outcome.inserted))
         machines[link.id].liveUpdatesApplied(to: updates.sessionIDs, at: clock.now)
     }
 
     /// How many sessions `tinyvex/history.recentSessions` lists at most.
-    static let recentSessionsLimit = 10
+    static var recentSessionsLimit: Int { 10 }
 
     /// Refetches the sessions whose live updates have been quiet for `refetchAfterQuiet`.
     func refetchQuietSessions(_ client: any BridgeConnection, _ link: BridgeLink) async throws {

@@ -14,7 +14,8 @@ extension SyncEngine {
     func mergeInParts(_ sessionID: String, _ parts: TimelineParts, fetchedAfterLiveEvents: Bool, watermark: SessionWatermark?,
                       _ link: BridgeLink) async throws -> (outcome: TailReplacement, mode: String?) {
         defer { parts.stop() }
-        var merge = try store.beginTimelineMerge(sessionID: sessionID, history: machines[link.id].history, fetchedAfterLiveEvents: fetchedAfterLiveEvents)
+        var merge = try store.beginTimelineMerge(sessionID: sessionID, history: machines[link.id].history,
+                                                 fetchedAfterLiveEvents: fetchedAfterLiveEvents, indexing: indexing.mode(at: clock.now))
         var batch: [NewEvent] = []
         var bytes = 0
         var mode: String?

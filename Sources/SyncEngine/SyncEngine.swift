@@ -18,7 +18,10 @@ import Primitives
 /// connection is up, in batches (everything waiting, one transaction), while catch-up, prompt
 /// delivery and the live loop make requests beside it. The reader never waits on a request, so
 /// the client's bounded notification buffer always drains and its answers always get through.
-public actor SyncEngine {
+///
+/// Its time (backoff, ticks, bursts, quiet sessions) is `EngineClock`'s: the system's continuous
+/// clock in the programs, a clock the test moves in tests.
+public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Duration {
     private nonisolated let executor = ThreadExecutor(name: "oa-sync-writer")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -28,30 +31,33 @@ public actor SyncEngine {
     /// The bridges followed, by `BridgeLink.id`.
     nonisolated let links: [BridgeLink]
     /// Each bridge's decisions, by `BridgeLink.id`.
-    var machines: [LinkMachine<ContinuousClock>]
+    var machines: [LinkMachine<EngineClock>]
     /// Wakes a connected bridge's live loop before its next tick (a gap to page over), by `BridgeLink.id`.
     private var wakeLiveLoops: [Int: AsyncStream<Void>.Continuation] = [:]
     /// The engine's one source of time for its decisions.
-    let clock = ContinuousClock()
+    let clock: EngineClock
     let logger: Logger
     let observer: @Sendable (_ desktop: String, SyncEvent) -> Void
     private var random = SystemRandomNumberGenerator()
     /// When the search index is fed.
-    let indexing: SearchIndexing
+    let indexing: SearchIndexing<EngineClock>
 
     /// - Parameters:
     ///   - mirrorPath: the mirror file (created and migrated if needed).
     ///   - bridges: the bridges to follow (at least one), each with its own configuration.
+    ///   - clock: the engine's time.
     ///   - observer: told of each bridge's state changes, progress and problems, from the
     ///     engine's executor, with the bridge's desktop name.
     public init(
         mirrorPath: String,
         bridges: [BridgeTarget],
+        clock: EngineClock,
         logger: Logger = Logger(label: "openagents.sync"),
         observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
     ) throws {
         store = try MirrorStore(path: mirrorPath)
-        indexing = SearchIndexing(store: store)
+        self.clock = clock
+        indexing = SearchIndexing(store: store, clock: clock)
         checkpointer = WALCheckpointer(path: mirrorPath)
         links = bridges.enumerated().map { BridgeLink(id: $0.offset, configuration: $0.element.configuration, connector: $0.element.connector) }
         machines = bridges.map { LinkMachine(configuration: $0.configuration) }
@@ -63,6 +69,7 @@ public actor SyncEngine {
     public init(
         mirrorPath: String,
         configuration: SyncConfiguration,
+        clock: EngineClock,
         logger: Logger = Logger(label: "openagents.sync"),
         connector: (any BridgeConnector)? = nil,
         observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
@@ -70,7 +77,7 @@ public actor SyncEngine {
         let connector = connector
             ?? WebSocketBridgeConnector(url: configuration.bridgeURL, options: configuration.clientOptions, logger: logger)
         try self.init(mirrorPath: mirrorPath, bridges: [BridgeTarget(configuration: configuration, connector: connector)],
-                      logger: logger, observer: observer)
+                      clock: clock, logger: logger, observer: observer)
     }
 
     // MARK: Running
@@ -134,7 +141,7 @@ public actor SyncEngine {
             throw error
         }
         setState(.offline, link)
-        machines[link.id].tally(.finished(seconds: (clock.now - started).seconds))
+        machines[link.id].tally(.finished(seconds: started.duration(to: clock.now).seconds))
         return machines[link.id].report
     }
 
@@ -384,7 +391,7 @@ public actor SyncEngine {
     }
 
     /// How long the mirror's change log keeps what followers in other processes read.
-    static let changeLogRetention = Duration.seconds(30 * 24 * 3600)
+    static var changeLogRetention: Duration { .seconds(30 * 24 * 3600) }
 
     /// Applies the bridge's notifications until the connection ends: each time, everything that
     /// is waiting (up to `liveBatchLimit`) in one transaction. Reading, mapping and packing run on
@@ -437,5 +444,30 @@ public actor SyncEngine {
     /// Records a change of the bridge's status in the mirror.
     private func record(_ change: DesktopStatusChange, _ link: BridgeLink) throws {
         try store.recordStatus(change, desktop: link.desktop, bridgeURL: link.configuration.bridgeURL)
+    }
+}
+
+/// The engine of the programs, on the system's continuous clock.
+extension SyncEngine where EngineClock == ContinuousClock {
+    /// An engine following `bridges`, as `init(mirrorPath:bridges:clock:logger:observer:)` makes it.
+    public init(
+        mirrorPath: String,
+        bridges: [BridgeTarget],
+        logger: Logger = Logger(label: "openagents.sync"),
+        observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
+    ) throws {
+        try self.init(mirrorPath: mirrorPath, bridges: bridges, clock: ContinuousClock(), logger: logger, observer: observer)
+    }
+
+    /// An engine for one bridge, as `init(mirrorPath:configuration:clock:logger:connector:observer:)` makes it.
+    public init(
+        mirrorPath: String,
+        configuration: SyncConfiguration,
+        logger: Logger = Logger(label: "openagents.sync"),
+        connector: (any BridgeConnector)? = nil,
+        observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
+    ) throws {
+        try self.init(mirrorPath: mirrorPath, configuration: configuration, clock: ContinuousClock(), logger: logger,
+                      connector: connector, observer: observer)
     }
 }

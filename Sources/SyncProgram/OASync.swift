@@ -123,7 +123,7 @@ struct OASync: AsyncParsableCommand {
         launcher.refetchAfterQuiet = .milliseconds(refetchAfterQuietMs)
         launcher.discoveryTimeout = .milliseconds(discoverTimeoutMs)
         MessageLimitOverrides.apply(ProcessInfo.processInfo.environment, to: &launcher)
-        let engine: SyncEngine
+        let engine: SyncEngine<ContinuousClock>
         do {
             engine = try launcher.engine(mirrorPath: mirrorPath, bridges: entries, desktopName: name, logger: logger) { desktop, event in
                 switch event {

@@ -87,6 +87,8 @@ struct EntriesFuzzTests {
         var localSessions: [String] = []
         var nextLocal = 0
         var pending: [NewEvent] = []
+        // How writes index, as the engine would say it: changed now and then, kept meanwhile.
+        var indexing = SearchIndexingMode.withCommit
 
         for step in 0..<steps {
             switch gen.int(0...99) {
@@ -96,22 +98,23 @@ struct EntriesFuzzTests {
                 let origin: EventOrigin = gen.chance(8) ? .local : .server
                 pending += gen.turn(session, origin: origin, provisional: origin == .server && gen.chance(20))
                 if gen.chance(35) {
-                    store.defersSearchIndexing = gen.chance(40)
+                    indexing = gen.chance(40) ? .putOff : .withCommit
                     clock.advance(by: Int64(gen.int(0...700)))
-                    try store.appendEvents(pending)
+                    try store.appendEvents(pending, indexing: indexing)
                     pending = []
                 }
             case 45..<52:
                 // A refetch of a session's timeline, whole or in parts.
-                try store.appendEvents(pending)
+                try store.appendEvents(pending, indexing: indexing)
                 pending = []
                 let session = gen.pick(serverSessions)
                 let fetched = try fetch(session, &gen)
                 if gen.chance(50) {
                     try store.replaceTimelineTail(sessionID: session, history: nil, with: fetched,
-                                                  fetchedAfterLiveEvents: gen.chance(50))
+                                                  fetchedAfterLiveEvents: gen.chance(50), indexing: indexing)
                 } else {
-                    var merge = try store.beginTimelineMerge(sessionID: session, history: nil, fetchedAfterLiveEvents: gen.chance(50))
+                    var merge = try store.beginTimelineMerge(sessionID: session, history: nil, fetchedAfterLiveEvents: gen.chance(50),
+                                                             indexing: indexing)
                     var rest = fetched[...]
                     while !rest.isEmpty {
                         let count = min(rest.count, gen.int(1...6))
@@ -122,7 +125,7 @@ struct EntriesFuzzTests {
                 }
             case 52..<58:
                 // A prompt queued (its echo local), in a server or a local session.
-                try store.appendEvents(pending)
+                try store.appendEvents(pending, indexing: indexing)
                 pending = []
                 let session = localSessions.isEmpty || gen.chance(50) ? gen.pick(serverSessions) : gen.pick(localSessions)
                 if try store.session(id: session) == nil { break }
@@ -147,14 +150,14 @@ struct EntriesFuzzTests {
                     try store.enqueuePrompt(sessionID: session, text: text, clientMessageID: "c\(gen.nonce)",
                                             localEcho: gen.event(session, kind: "user_message_chunk", text: text))
                     if serverChunksInLocalSessions {
-                        store.defersSearchIndexing = gen.chance(40)
-                        try store.appendEvents(gen.turn(session, origin: gen.chance(20) ? .local : .server, provisional: false))
+                        indexing = gen.chance(40) ? .putOff : .withCommit
+                        try store.appendEvents(gen.turn(session, origin: gen.chance(20) ? .local : .server, provisional: false), indexing: indexing)
                     }
                 }
             case 66..<71:
                 // A local session merged into a server session (its updates came first), or renamed.
                 guard !localSessions.isEmpty else { break }
-                try store.appendEvents(pending)
+                try store.appendEvents(pending, indexing: indexing)
                 pending = []
                 let local = localSessions.remove(at: gen.int(0...(localSessions.count - 1)))
                 if gen.chance(75) {
@@ -176,9 +179,9 @@ struct EntriesFuzzTests {
                     wide.append(gen.event("w\(index)", kind: kind, text: gen.chance(30) ? " w\(gen.int(0...60))" : "w\(gen.int(0...60)) "))
                     if gen.chance(10) { wide.append(gen.event("w\(index)", kind: "tool_call", text: gen.words())) }
                 }
-                store.defersSearchIndexing = gen.chance(30)
+                indexing = gen.chance(30) ? .putOff : .withCommit
                 clock.advance(by: Int64(gen.int(0...400)))
-                try store.appendEvents(pending + wide)
+                try store.appendEvents(pending + wide, indexing: indexing)
                 pending = []
             case 81..<84:
                 clock.advance(by: Int64(gen.int(0...1_000)))
@@ -189,7 +192,7 @@ struct EntriesFuzzTests {
                 clock.advance(by: Int64(gen.int(0...300)))
             }
         }
-        try store.appendEvents(pending)
+        try store.appendEvents(pending, indexing: indexing)
         try check(seed: seed, step: steps, indexEverything: false)
         try check(seed: seed, step: steps, indexEverything: true)
     }
@@ -213,7 +216,6 @@ struct EntriesFuzzTests {
     /// messages apart and one open message at most per session, and the index whole.
     private func check(seed: UInt64, step: Int, indexEverything: Bool) throws {
         if indexEverything {
-            store.defersSearchIndexing = false
             try store.indexPendingSearchText()
         }
         try store.catchUpStreamingEntries()

@@ -173,6 +173,7 @@ struct EntriesTests {
         let kinds = ["agent_message_chunk", "agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "tool_call",
                      "tool_call_update", "plan", "current_mode_update"]
         var pending: [NewEvent] = []
+        var indexing = SearchIndexingMode.withCommit
         for _ in 0..<300 {
             let session = ["a", "b", "c"].randomElement(using: &random) ?? "a"
             let kind = kinds.randomElement(using: &random) ?? "plan"
@@ -187,21 +188,20 @@ struct EntriesTests {
             }
             pending += events
             if Int.random(in: 0..<4, using: &random) == 0 {
-                store.defersSearchIndexing = Bool.random(using: &random)
+                indexing = Bool.random(using: &random) ? .putOff : .withCommit
                 clock.advance(by: Int64.random(in: 0...800, using: &random))
-                try store.appendEvents(pending)
+                try store.appendEvents(pending, indexing: indexing)
                 pending = []
             }
         }
-        try store.appendEvents(pending)
+        try store.appendEvents(pending, indexing: indexing)
         // A live update the next fetch replaces, deleting indexed events in the middle of a session.
-        try store.appendEvents([messageEvent("a", text: "provisional words", provisional: true)])
+        try store.appendEvents([messageEvent("a", text: "provisional words", provisional: true)], indexing: indexing)
         let fetched = try store.timeline(sessionID: "a").filter { !$0.provisional }.map {
             NewEvent(sessionID: "a", kind: $0.kind, text: $0.text, updateJSON: $0.updateJSON, contentHash: $0.contentHash)
         }
         try store.replaceTimelineTail(sessionID: "a", with: fetched + [messageEvent("a", text: "final words")],
-                                      fetchedAfterLiveEvents: true)
-        store.defersSearchIndexing = false
+                                      fetchedAfterLiveEvents: true, indexing: indexing)
         clock.advance(by: 1_000)
         try store.indexPendingSearchText()
         let incremental = try EntriesSnapshot(store)
@@ -250,12 +250,10 @@ struct EntriesTests {
         try store.createLocalSession(id: "echo")
         try store.enqueuePrompt(sessionID: "echo", text: "go", clientMessageID: "c", localEcho: NewEvent(
             sessionID: "echo", kind: "user_message_chunk", text: "go", updateJSON: Array("{}".utf8)))
-        store.defersSearchIndexing = true
-        try store.appendEvents([entryEvent("srv", text: "tool"), entryEvent("two", text: "tool")])
-        try store.appendEvents([messageEvent("two", text: "alpha ")])
+        try store.appendEvents([entryEvent("srv", text: "tool"), entryEvent("two", text: "tool")], indexing: .putOff)
+        try store.appendEvents([messageEvent("two", text: "alpha ")], indexing: .putOff)
         try store.remapSession(localID: "loc", to: "srv")
         try store.remapSession(localID: "echo", to: "two")
-        store.defersSearchIndexing = false
         try store.indexPendingSearchText()
         let incremental = try EntriesSnapshot(store)
         try store.rebuildEntries()
@@ -277,8 +275,7 @@ struct EntriesTests {
         do {
             // Written by this build's code, but indexed as the older one did: every event up to the watermark.
             let older = try MirrorStore(path: path, mode: .readWrite, clock: clock.mirrorClock, migratingTo: MirrorStore.entriesVersion - 1)
-            older.defersSearchIndexing = true
-            try older.appendEvents(streamed(Self.reply, seed: 5))
+            try older.appendEvents(streamed(Self.reply, seed: 5), indexing: .putOff)
             try older.database.run("UPDATE counters SET value = (SELECT max(event_id) FROM events) WHERE name = 'search_indexed'")
         }
         let store = try MirrorStore(path: path, clock: clock.mirrorClock)

@@ -56,16 +56,14 @@ struct SearchTests {
 
     @Test("indexing put off is caught up later, oldest first and in bounded steps; deletes before it are harmless")
     func deferredIndexing() throws {
-        store.defersSearchIndexing = true
         try store.appendEvents(["kilo one", "kilo two", "kilo three", "lima"].enumerated().map {
             entryEvent("s", seq: Int64($0.offset + 1), text: $0.element)
-        })
+        }, indexing: .putOff)
         #expect(try store.search("kilo").isEmpty, "not indexed yet")
-        try store.replaceTimelineTail(sessionID: "t", with: [entryEvent("t", text: "mike")])
+        try store.replaceTimelineTail(sessionID: "t", with: [entryEvent("t", text: "mike")], indexing: .putOff)
         try store.database.run("DELETE FROM events WHERE text = 'kilo two'")
         #expect(try store.indexPendingSearchText(atMost: 2) == 2)
         #expect(try store.search("kilo").map(\.snippet) == ["[kilo] one"])
-        store.defersSearchIndexing = false
         try store.appendEvents([entryEvent("s", seq: 5, text: "kilo five")])
         #expect(try store.searchIndexedUpTo() == 6)
         #expect(try store.search("kilo").count == 3)

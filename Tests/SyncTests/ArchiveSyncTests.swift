@@ -10,49 +10,6 @@ import TestSupport
 /// by identity, nothing deleted because a bridge stopped returning it.
 @Suite("The mirror as an archive", .startsPrograms(endsWithin: .seconds(300)))
 struct ArchiveSyncTests {
-    @Test("a reinstalled desktop (a new history, seq from 1) is mirrored whole, and so is what comes after",
-          arguments: [1, 2])
-    func reinstall(version: Int) async throws {
-        let directory = try TemporaryDirectory()
-        let mirror = directory.path("mirror.sqlite")
-        let options = ["--history-cursor-version", String(version)]
-        let before = try await SimulatorProcess(flavor: "cursor", database: directory.path("before.sqlite"), seed: (6, 1800),
-                                          extraArguments: options)
-        let first = try await OASyncProcess.run(["--bridge", before.url, "--db", mirror, "--name", "desk", "--once"])
-        #expect(first.status == 0, "\(first.standardError)")
-        try await before.stop()
-
-        // Another seed: a reinstalled desktop's sessions have new ids.
-        let after = try await SimulatorProcess(flavor: "cursor", database: directory.path("after.sqlite"), seed: (3, 300),
-                                         extraArguments: options + ["--seed", "7"])
-        let second = try await OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
-        #expect(second.status == 0, "\(second.standardError)")
-        #expect(second.standardOutput.contains("300 event(s) written"), "\(second.standardOutput)")
-        if version == 1 {
-            #expect(second.standardError.contains("the history of desk started again"), "told once: \(second.standardError)")
-        }
-        try await SimulatorControl.withConnection(to: after.url) { control in
-            try await control.append("AFTER-REINSTALL", (0..<5).map { SimulatorControl.chunk("after the reinstall \($0)") })
-        }
-        let third = try await OASyncProcess.run(["--bridge", after.url, "--db", mirror, "--name", "desk", "--once"])
-        #expect(third.standardOutput.contains("5 event(s) written"), "\(third.standardOutput)")
-        #expect(!third.standardError.contains("started again"))
-
-        try expectMirrorHolds(simulatorDatabase: directory.path("before.sqlite"), mirror: mirror)
-        try expectMirrorHolds(simulatorDatabase: directory.path("after.sqlite"), mirror: mirror)
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let histories = try store.histories()
-        #expect(histories.count == 2)
-        #expect(histories.allSatisfy { $0.desktop == "desk" })
-        #expect(histories.map(\.identity) == (version == 2 ? [.bridge, .bridge] : [.mirror, .mirror]))
-        let sessions = try store.sessions()
-        #expect(sessions.count == 6 + 3 + 1)
-        if version == 1 {
-            #expect(histories[0].goneAt != nil, "the earlier history is gone from the desktop")
-            #expect(sessions.filter { $0.goneAt != nil }.count == 6, "its sessions are kept, marked")
-        }
-    }
-
     @Test("stock: a reinstalled desktop's new sessions are mirrored; the earlier ones stay, marked gone")
     func stockReinstall() async throws {
         let directory = try TemporaryDirectory()
@@ -91,8 +48,8 @@ struct ArchiveSyncTests {
                 #expect(run.status == 0, "\(run.standardError)")
             }
         }
-        try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
-        try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
+        try expectMirrorHolds(try simulatorHistory(directory.path("work.sqlite")), mirror: mirror)
+        try expectMirrorHolds(try simulatorHistory(directory.path("home.sqlite")), mirror: mirror)
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let histories = try store.histories()
         #expect(histories.count == 2)
@@ -167,25 +124,4 @@ private func pruneAndDelete(flavor: String, in directory: TemporaryDirectory) as
     let second = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
     #expect(second.status == 0, "\(second.standardError)")
     return (mirror, simulator, second)
-}
-
-/// Checks that the mirror holds every event of the simulator's history: each session's events with
-/// their seqs and bytes, in order, once (several histories may share the mirror: seqs repeat
-/// across them, so the comparison is per session).
-func expectMirrorHolds(simulatorDatabase: String, mirror: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let expected = Dictionary(grouping: try simulatorHistory(simulatorDatabase), by: \.sessionID)
-    let store = try MirrorStore(path: mirror, mode: .readOnly)
-    for (sessionID, rows) in expected {
-        let mirrored = try store.database.query(
-            """
-            SELECT e.seq, e.update_json FROM events e JOIN sessions s USING (session_no)
-            WHERE s.session_id = ? AND e.seq IS NOT NULL ORDER BY e.ordinal
-            """,
-            [sessionID]
-        ) { HistoryRow(seq: $0.int64(0), sessionID: sessionID, updateJSON: $0.bytes(1)) }
-        let firstDifference = zip(mirrored, rows).enumerated().first { $0.element.0 != $0.element.1 }.map { "\($0.element.0) ≠ \($0.element.1)" }
-        #expect(mirrored.count == rows.count && firstDifference == nil,
-                "session \(sessionID): \(mirrored.count) events mirrored of \(rows.count); first difference: \(firstDifference ?? "none")",
-                sourceLocation: sourceLocation)
-    }
 }

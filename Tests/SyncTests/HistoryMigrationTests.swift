@@ -26,7 +26,7 @@ struct HistoryMigrationTests {
         }
         let second = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
         #expect(second.standardOutput.contains(" 3 event(s) written"), "\(second.standardOutput)")
-        try expectMirrorHolds(simulatorDatabase: simulatorDatabase, mirror: mirror)
+        try expectMirrorHolds(try simulatorHistory(simulatorDatabase), mirror: mirror)
 
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let histories = try store.histories()

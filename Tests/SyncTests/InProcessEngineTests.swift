@@ -38,7 +38,7 @@ struct InProcessEngineTests {
         }
         await engine.finish()
 
-        try await expectMirrorHolds(desktop, mirror)
+        try expectMirrorHolds(await desktop.historyRows, mirror: mirror)
         let announced = try reader.search("announced")
         #expect(announced.count == 1 && announced[0].snippet.contains("never [announced] [announced] after a gap"),
                 "live events are searchable, in the message they continue")
@@ -57,7 +57,7 @@ struct InProcessEngineTests {
         let engine = try engine(mirror, [desktop], changesPageSize: 100)
         _ = try await engine.syncOnce()
         await engine.finish()
-        try await expectMirrorHolds(desktop, mirror)
+        try expectMirrorHolds(await desktop.historyRows, mirror: mirror)
 
         let asked = await desktop.changesAskedMaxBytes
         #expect(!asked.isEmpty)
@@ -108,38 +108,6 @@ struct InProcessEngineTests {
     /// The segments of the full-text index (FTS5's `%_idx` table names each segment's leaves).
     private func searchSegments(_ store: MirrorStore) throws -> Int64 {
         try store.database.scalarInt64("SELECT count(DISTINCT segid) FROM entries_fts_idx") ?? 0
-    }
-
-    @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (version 1: marked gone)", arguments: [1, 2])
-    func reinstall(version: Int) async throws {
-        let directory = try TemporaryDirectory()
-        let mirror = directory.path("mirror.sqlite")
-        let desktop = ScriptedDesktop(flavor: .cursor(version: version))
-        for index in 0..<900 { await desktop.store(session: "before-\(index % 4)", text: "before \(index)") }
-        let first = try engine(mirror, [desktop])
-        _ = try await first.syncOnce()
-        await first.finish()
-        let before = await desktop.events
-
-        await desktop.reinstall()
-        for index in 0..<120 { await desktop.store(session: "after-\(index % 2)", text: "after \(index)") }
-        let noticed = Notices()
-        let second = try engine(mirror, [desktop], observer: noticed.record)
-        let report = try await second.syncOnce()
-        await second.finish()
-        #expect(report.eventsWritten == 120)
-        #expect(noticed.startedAgain == (version == 1 ? ["scripted"] : []), "said once, for a bridge that names no history")
-
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        #expect(try store.histories().count == 2)
-        #expect(try store.counts().events == 900 + 120)
-        for event in before {
-            #expect(try store.timeline(sessionID: event.sessionID).contains { $0.seq == event.seq && $0.updateJSON == event.update.rawBytes })
-        }
-        try await expectMirrorHolds(desktop, mirror)
-        let earlier = try store.sessions().filter { $0.sessionID.hasPrefix("before-") }
-        #expect(earlier.count == 4)
-        #expect(earlier.allSatisfy { ($0.goneAt != nil) == (version == 1) })
     }
 
     @Test("a desktop renamed keeps its history: identity, not the name, decides (version 2)")
@@ -250,8 +218,8 @@ struct InProcessEngineTests {
             group.cancelAll()
         }
         await engine.finish()
-        try await expectMirrorHolds(work, mirror)
-        try await expectMirrorHolds(home, mirror)
+        try expectMirrorHolds(await work.historyRows, mirror: mirror)
+        try expectMirrorHolds(await home.historyRows, mirror: mirror)
         let opened = (await work.connectionsOpened, await home.connectionsOpened)
         #expect(opened.0 > 1 && opened.1 > 1, "each reconnected after its drops")
         #expect(Set(try reader.histories().map(\.desktop)) == ["work", "home"])
@@ -288,7 +256,7 @@ struct InProcessEngineTests {
     /// An engine following `desktops`, named `names` (else `scripted`, `scripted-2`, …).
     private func engine(_ mirror: String, _ desktops: [ScriptedDesktop], names: [String]? = nil, changesPageSize: Int = 2000,
                         eventsPerTransaction: Int = 20_000, liveBatchLimit: Int = 4096,
-                        observer: @escaping @Sendable (String, SyncEvent) -> Void = { _, _ in }) throws -> SyncEngine {
+                        observer: @escaping @Sendable (String, SyncEvent) -> Void = { _, _ in }) throws -> SyncEngine<ContinuousClock> {
         let targets = desktops.enumerated().map { index, desktop in
             BridgeTarget(
                 configuration: SyncConfiguration(
@@ -302,34 +270,15 @@ struct InProcessEngineTests {
         }
         return try SyncEngine(mirrorPath: mirror, bridges: targets, observer: observer)
     }
-
-    /// Checks that the mirror holds every event the desktop has, once, with its bytes and seq, in order.
-    private func expectMirrorHolds(_ desktop: ScriptedDesktop, _ mirror: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        for (sessionID, events) in Dictionary(grouping: await desktop.events, by: \.sessionID) {
-            let mirrored = try store.timeline(sessionID: sessionID).filter { $0.origin == .server }
-            let expected = events.map { ($0.seq, $0.update.rawBytes) }
-            let mirroredPairs = mirrored.map { ($0.seq ?? -1, $0.updateJSON) }
-            #expect(mirroredPairs.count == expected.count && zip(mirroredPairs, expected).allSatisfy { $0 == $1 },
-                    "session \(sessionID): \(mirrored.count) mirrored of \(expected.count)", sourceLocation: sourceLocation)
-        }
-    }
 }
 
-/// What the engine told its observer, for the tests to read.
+/// The certificates the engine said it trusted on first use, for the tests to read.
 private final class Notices: Sendable {
-    private let state = Mutex<(startedAgain: [String], trusted: [CertificatePin])>(([], []))
+    private let state = Mutex<[CertificatePin]>([])
 
-    var startedAgain: [String] { state.withLock { $0.startedAgain } }
-    var trusted: [CertificatePin] { state.withLock { $0.trusted } }
+    var trusted: [CertificatePin] { state.withLock { $0 } }
 
     func record(_ desktop: String, _ event: SyncEvent) {
-        state.withLock {
-            switch event {
-            case .historyStartedAgain: $0.startedAgain.append(desktop)
-            case .certificateTrusted(let pin): $0.trusted.append(pin)
-            default: break
-            }
-        }
+        if case .certificateTrusted(let pin) = event { state.withLock { $0.append(pin) } }
     }
 }

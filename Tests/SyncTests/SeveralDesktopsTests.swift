@@ -39,8 +39,8 @@ struct SeveralDesktopsTests {
         try await waitFor("the mirror to hold \(expected) events", look: { try MirrorStore(path: mirror, mode: .readOnly).counts().events },
                           until: { $0 == expected })
         #expect(await sync.terminate() == 0)
-        try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
-        try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
+        try expectMirrorHolds(try simulatorHistory(directory.path("work.sqlite")), mirror: mirror)
+        try expectMirrorHolds(try simulatorHistory(directory.path("home.sqlite")), mirror: mirror)
 
         let status = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#)
         let desktops = try JSONParser.parse(Array(status.standardOutput.utf8))["result"]?["desktops"]?.arrayValue ?? []
@@ -93,8 +93,8 @@ struct SeveralDesktopsTests {
         }
         let last = try await OASyncProcess.run(bridges + ["--db", mirror, "--once"])
         #expect(last.status == 0, "\(last.standardError)")
-        try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
-        try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
+        try expectMirrorHolds(try simulatorHistory(directory.path("work.sqlite")), mirror: mirror)
+        try expectMirrorHolds(try simulatorHistory(directory.path("home.sqlite")), mirror: mirror)
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let expected = try simulatorHistory(directory.path("work.sqlite")).count + simulatorHistory(directory.path("home.sqlite")).count
         #expect(try store.counts().events == expected, "each event once")
@@ -118,8 +118,8 @@ struct SeveralDesktopsTests {
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         try await waitFor("the mirror to hold \(expected) events", timeout: .seconds(120), look: { try store.counts().events }, until: { $0 >= expected })
         #expect(await sync.terminate() == 0)
-        try expectMirrorHolds(simulatorDatabase: directory.path("work.sqlite"), mirror: mirror)
-        try expectMirrorHolds(simulatorDatabase: directory.path("home.sqlite"), mirror: mirror)
+        try expectMirrorHolds(try simulatorHistory(directory.path("work.sqlite")), mirror: mirror)
+        try expectMirrorHolds(try simulatorHistory(directory.path("home.sqlite")), mirror: mirror)
         #expect(try store.counts().events == expected, "each event once")
     }
 

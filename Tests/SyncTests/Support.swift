@@ -29,30 +29,6 @@ func mirroredHistory(_ path: String) throws -> [HistoryRow] {
     }
 }
 
-/// Checks that the mirror holds the simulator's history exactly: every event once, in order, with
-/// the bytes the bridge stored; and each session's timeline in seq order.
-func expectMirrorEqualsHistory(mirror: String, simulatorDatabase: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let expected = try simulatorHistory(simulatorDatabase)
-    let mirrored = try mirroredHistory(mirror)
-    #expect(mirrored.count == expected.count, "event count", sourceLocation: sourceLocation)
-    let firstDifference = zip(mirrored, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-    #expect(firstDifference == nil, "every event once, in order, bytes identical; first difference at \(firstDifference.map { "\(mirrored[$0]) ≠ \(expected[$0])" } ?? "")",
-            sourceLocation: sourceLocation)
-    let store = try MirrorStore(path: mirror, mode: .readOnly)
-    let outOfOrder = try store.database.scalarInt64("""
-        SELECT count(*) FROM events a JOIN events b ON a.session_no = b.session_no AND a.ordinal < b.ordinal AND a.seq > b.seq
-        """) ?? -1
-    #expect(outOfOrder == 0, "timelines follow seq order", sourceLocation: sourceLocation)
-    let counted = try store.database.scalarInt64("SELECT count(*) FROM events") ?? -1
-    #expect(counted == Int64(expected.count), "no events without a seq", sourceLocation: sourceLocation)
-    let drifted = try store.database.scalarInt64("""
-        SELECT count(*) FROM sessions s
-        WHERE s.local_event_count <> (SELECT count(*) FROM events e WHERE e.session_no = s.session_no)
-        """) ?? -1
-    #expect(drifted == 0, "each session's event count matches its timeline", sourceLocation: sourceLocation)
-    #expect(try store.counts().events == Int(counted), "the mirror's event count", sourceLocation: sourceLocation)
-}
-
 /// Canonical JSON of each server event of a mirrored session's timeline.
 func mirroredTimeline(_ mirror: String, session: String) throws -> [[UInt8]] {
     let store = try MirrorStore(path: mirror, mode: .readOnly)

@@ -10,9 +10,9 @@ extension MirrorStore {
 
     /// Appends events of the test history (`appendEvents(_:history:advancingHistoryCursorTo:modeOf:)`).
     @discardableResult
-    public func appendEvents(_ events: [NewEvent], advancingHistoryCursorTo cursor: Int64? = nil,
+    public func appendEvents(_ events: [NewEvent], advancingHistoryCursorTo cursor: Int64? = nil, indexing: SearchIndexingMode = .withCommit,
                              modeOf: (NewEvent) -> String? = { _ in nil }) throws -> AppendOutcome {
-        try appendEvents(events, history: try testHistory(), advancingHistoryCursorTo: cursor, modeOf: modeOf)
+        try appendEvents(events, history: try testHistory(), advancingHistoryCursorTo: cursor, indexing: indexing, modeOf: modeOf)
     }
 
     /// Appends a packed batch of the test history.
@@ -38,8 +38,8 @@ extension MirrorStore {
     /// Merges a fetched timeline of the test history (`replaceTimelineTail(sessionID:history:with:…)`).
     @discardableResult
     public func replaceTimelineTail(sessionID: String, with fetched: [NewEvent], watermark: SessionWatermark? = nil,
-                                    fetchedAfterLiveEvents: Bool = false) throws -> TailReplacement {
+                                    fetchedAfterLiveEvents: Bool = false, indexing: SearchIndexingMode = .withCommit) throws -> TailReplacement {
         try replaceTimelineTail(sessionID: sessionID, history: try testHistory(), with: fetched, watermark: watermark,
-                                fetchedAfterLiveEvents: fetchedAfterLiveEvents)
+                                fetchedAfterLiveEvents: fetchedAfterLiveEvents, indexing: indexing)
     }
 }

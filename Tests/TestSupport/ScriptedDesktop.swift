@@ -129,6 +129,16 @@ public actor ScriptedDesktop {
         certificate = pin
     }
 
+    /// Connection attempts, refused or not.
+    public private(set) var connectionAttempts = 0
+    /// It refuses connections, as a desktop that is off does.
+    public private(set) var refusesConnections = false
+
+    /// Refuses every connection attempt from now on (or accepts them again).
+    public func refuseConnections(_ refuses: Bool) {
+        refusesConnections = refuses
+    }
+
     /// Ends every open connection at once: their requests fail, their notifications end.
     public func dropConnections() {
         for connection in open.values { connection.end(reason: "dropped by the scripted desktop") }
@@ -140,6 +150,8 @@ public actor ScriptedDesktop {
     /// Opens a connection, or fails as a `wss://` client does when the certificate presented is
     /// not the pin it must match (before anything is sent).
     func connect(url: String, pin: CertificatePin?) throws -> ScriptedConnection {
+        connectionAttempts += 1
+        if refusesConnections { throw BridgeError.connectionFailed(url: url, reason: "connection refused") }
         if let pin, let certificate, pin != certificate {
             throw BridgeError.certificateMismatch(url: url, expected: pin, presented: certificate)
         }

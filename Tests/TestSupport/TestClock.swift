@@ -32,10 +32,20 @@ public final class TestClock: Clock, Sendable {
     public var now: Instant { state.withLock { $0.now } }
     public var minimumResolution: Duration { .zero }
 
+    /// The earliest deadline of the sleeps under way (nil when nothing sleeps on it).
+    public var nextDeadline: Instant? {
+        state.withLock { $0.sleepers.map(\.deadline).min() }
+    }
+
     /// Moves the clock on by `duration`, ending the sleeps whose deadline it reaches.
     public func advance(by duration: Duration) {
+        advance(to: now.advanced(by: duration))
+    }
+
+    /// Moves the clock on to `instant` (if it is later), ending the sleeps whose deadline it reaches.
+    public func advance(to instant: Instant) {
         let woken = state.withLock { state in
-            state.now = state.now.advanced(by: duration)
+            state.now = max(state.now, instant)
             let now = state.now
             let woken = state.sleepers.filter { $0.deadline <= now }
             state.sleepers.removeAll { $0.deadline <= now }

@@ -39,7 +39,7 @@ public struct EngineLauncher: Sendable {
     /// - Throws: `CredentialsError` or `BridgeTokenError` when the pin or the token given cannot be
     ///   used; `MirrorStoreError` or `SQLiteError` when the mirror cannot be opened.
     public func engine(mirrorPath: String, bridges: [BridgeEntry], desktopName: String? = nil, logger: Logger,
-                       observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }) throws -> SyncEngine {
+                       observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }) throws -> SyncEngine<ContinuousClock> {
         let options = clientOptions(try BridgeCredentials(pinOption: pinOption, tokenFileOption: tokenFileOption))
         let targets = bridges.map { entry in
             let configuration = SyncConfiguration(

@@ -21,7 +21,7 @@ extension MirrorStore {
                 echo.origin = .local
                 let sessionNo = try sessionNumber(of: sessionID)
                 // Written as given: an echo is never a duplicate of a mirrored event.
-                localEventID = try insert(EventBatch([echo]), rows: [0]) { _ in sessionNo }.firstEventID
+                localEventID = try insert(EventBatch([echo]), rows: [0], indexing: .withCommit) { _ in sessionNo }.firstEventID
                 try database.run(
                     """
                     UPDATE sessions SET local_event_count = local_event_count + 1,

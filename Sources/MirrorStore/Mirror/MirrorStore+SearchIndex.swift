@@ -1,7 +1,7 @@
 /// Feeding the full-text index.
 ///
 /// The index (`entries_fts`, of the entries derived from the events) is filled by the store rather than by a trigger per row: in bulk, once
-/// per transaction, or once after a long catch-up or a burst (`defersSearchIndexing`). The counter
+/// per transaction, or once after a long catch-up or a burst (`SearchIndexingMode.putOff`). The counter
 /// `search_indexed` is the highest event id up to which every event is indexed; events above it
 /// are not indexed yet. Ids only grow, so what is missing is always the newest events.
 extension MirrorStore {
@@ -120,4 +120,14 @@ extension MirrorStore {
             )
         }
     }
+}
+
+/// Whether a write indexes its events for search with its commit, or puts them off to a later
+/// `indexPendingSearchText()`: for a long catch-up or a burst, where indexing in a few large steps
+/// costs less than with each transaction (the engine's `SearchIndexing` decides).
+public enum SearchIndexingMode: Sendable, Equatable {
+    /// With the commit, after the events put off before them (at most `searchIndexingPerWrite` of those).
+    case withCommit
+    /// Not before `indexPendingSearchText()`.
+    case putOff
 }

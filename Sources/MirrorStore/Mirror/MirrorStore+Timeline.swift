@@ -67,6 +67,7 @@ extension MirrorStore {
     ///
     /// - Parameter history: the history the events come from; required when they carry seqs or a
     ///   cursor is given (a seq means something only within its history).
+    /// - Parameter indexing: whether the events are indexed for search with the commit.
     /// - Parameter modeOf: the session mode an event sets, if any (the store does not read update
     ///   JSON); the last such event appended of each session sets its mode, in the same transaction.
     @discardableResult
@@ -74,21 +75,22 @@ extension MirrorStore {
         _ events: [NewEvent],
         history: HistoryKey?,
         advancingHistoryCursorTo cursor: Int64? = nil,
+        indexing: SearchIndexingMode = .withCommit,
         modeOf: (NewEvent) -> String? = { _ in nil }
     ) throws -> AppendOutcome {
-        try appendEvents(EventBatch(events, modeOf: modeOf), history: history, advancingHistoryCursorTo: cursor)
+        try appendEvents(EventBatch(events, modeOf: modeOf), history: history, advancingHistoryCursorTo: cursor, indexing: indexing)
     }
 
     /// Appends a packed batch of events, as `appendEvents(_:history:advancingHistoryCursorTo:modeOf:)`
     /// does (the modes are the batch's).
     @discardableResult
-    public func appendEvents(_ batch: EventBatch, history: HistoryKey?,
-                             advancingHistoryCursorTo cursor: Int64? = nil) throws -> AppendOutcome {
+    public func appendEvents(_ batch: EventBatch, history: HistoryKey?, advancingHistoryCursorTo cursor: Int64? = nil,
+                             indexing: SearchIndexingMode = .withCommit) throws -> AppendOutcome {
         if history == nil && (cursor != nil || batch.lowestSeq != nil) { throw MirrorStoreError.historyRequired }
         return try write {
             let now = clock.now()
             let rows = try rowsToWrite(batch, history: history, bySession: true)
-            let written = try insert(batch, rows: rows) { try sessionForAppend($0, history: history, now: now) }
+            let written = try insert(batch, rows: rows, indexing: indexing) { try sessionForAppend($0, history: history, now: now) }
             // Each session written to is also noted as seen now, and takes `history` if it had none
             // (a session made offline), as `touchSession` does: one write per session and batch.
             for session in written.sessions {
@@ -127,13 +129,15 @@ extension MirrorStore {
     ///   live update applied after a fetch that already held it), and goes. Otherwise such events
     ///   may have arrived after the fetch was made, and stay, unconfirmed, when the fetch ends
     ///   while still matching them.
+    /// - Parameter indexing: whether the events inserted are indexed for search with the commit.
     @discardableResult
     public func replaceTimelineTail(
         sessionID: String,
         history: HistoryKey?,
         with fetched: [NewEvent],
         watermark: SessionWatermark? = nil,
-        fetchedAfterLiveEvents: Bool = false
+        fetchedAfterLiveEvents: Bool = false,
+        indexing: SearchIndexingMode = .withCommit
     ) throws -> TailReplacement {
         try write {
             let now = clock.now()
@@ -160,7 +164,7 @@ extension MirrorStore {
             }
             try deleteEvents(plan.removed, ofSession: sessionNo)
             let tail = EventBatch(plan.inserted.map { fetched[$0] })
-            result.inserted = try insert(tail, rows: try rowsToWrite(tail, history: history, bySession: false)) { _ in sessionNo }.count
+            result.inserted = try insert(tail, rows: try rowsToWrite(tail, history: history, bySession: false), indexing: indexing) { _ in sessionNo }.count
             let sessionGone = fetched.isEmpty && mirrored.contains { !$0.provisional }
             if sessionGone {
                 result.sessionMarkedGone = try database.scalarInt64(
@@ -271,19 +275,20 @@ extension MirrorStore {
     }
 
     /// Inserts the events of `batch` at `rows` (indices, in the order to write them) at the end of
-    /// their sessions' timelines, many rows per statement, with new event ids in that order, and
-    /// indexes their text for search unless `defersSearchIndexing` (derived from the batch when
-    /// no event before them waits to be: `EventsInHand`).
+    /// their sessions' timelines, many rows per statement, with new event ids in that order, and,
+    /// as `indexing` says, indexes their text for search (derived from the batch when no event
+    /// before them waits to be: `EventsInHand`).
     ///
     /// - Parameter sessionNumber: the key of an event's session, by its id (creating it if need
     ///   be). Consecutive rows of one key continue its timeline; rows of one session must be
     ///   consecutive.
-    func insert(_ batch: EventBatch, rows: [Int], sessionNumber: (String) throws -> Int64) throws -> WrittenEvents {
+    func insert(_ batch: EventBatch, rows: [Int], indexing: SearchIndexingMode,
+                sessionNumber: (String) throws -> Int64) throws -> WrittenEvents {
         guard !rows.isEmpty else { return WrittenEvents(firstEventID: 0, count: 0) }
         var written = WrittenEvents(firstEventID: try allocateEventIDs(rows.count), count: rows.count)
         var eventID = written.firstEventID
         // Gathered for indexing when nothing waits before them: derived from here, not read back.
-        var inHand = try !defersSearchIndexing && searchIndexedUpTo() == eventID - 1 ? EventsInHand(reservingCapacity: rows.count) : nil
+        var inHand = try indexing == .withCommit && searchIndexedUpTo() == eventID - 1 ? EventsInHand(reservingCapacity: rows.count) : nil
         var session = -1
         var sessionNo: Int64 = 0
         var ordinal: Int64 = 0
@@ -331,7 +336,7 @@ extension MirrorStore {
                 start += count
             }
         }
-        if !defersSearchIndexing {
+        if indexing == .withCommit {
             try indexEventsForSearch(upTo: eventID - 1, atMost: rows.count + Self.searchIndexingPerWrite, inHand: inHand)
         }
         return written

@@ -6,6 +6,7 @@ public struct TimelineMerge: Sendable {
     let sessionNo: Int64
     /// The session held confirmed events when the merge began.
     let heldConfirmedEvents: Bool
+    let indexing: SearchIndexingMode
     var plan: ArchiveMergeInParts
     /// What the merge did so far.
     public internal(set) var outcome = TailReplacement(kept: 0, removed: 0, inserted: 0, confirmed: 0)
@@ -22,8 +23,11 @@ extension MirrorStore {
     /// end. A fetch cut short is therefore simply fetched again, with nothing duplicated or lost,
     /// and its session is not taken as up to date meanwhile (its watermark is unchanged).
     ///
-    /// - Parameter fetchedAfterLiveEvents: as for `replaceTimelineTail`.
-    public func beginTimelineMerge(sessionID: String, history: HistoryKey?, fetchedAfterLiveEvents: Bool) throws -> TimelineMerge {
+    /// - Parameters:
+    ///   - fetchedAfterLiveEvents: as for `replaceTimelineTail`;
+    ///   - indexing: whether each part's events are indexed for search with its commit.
+    public func beginTimelineMerge(sessionID: String, history: HistoryKey?, fetchedAfterLiveEvents: Bool,
+                                   indexing: SearchIndexingMode = .withCommit) throws -> TimelineMerge {
         try write {
             let sessionNo = try touchSession(sessionID, history: history, now: clock.now())
             let mirrored = try database.query(
@@ -34,7 +38,7 @@ extension MirrorStore {
                 [sessionNo]
             ) { MirroredEvent(id: $0.int64(0), hash: $0.int64(1), provisional: $0.bool(2), gone: $0.bool(3)) }
             return TimelineMerge(sessionID: sessionID, history: history, sessionNo: sessionNo,
-                                 heldConfirmedEvents: mirrored.contains { !$0.provisional },
+                                 heldConfirmedEvents: mirrored.contains { !$0.provisional }, indexing: indexing,
                                  plan: ArchiveMergeInParts(mirrored: mirrored, fetchedAfterLiveEvents: fetchedAfterLiveEvents))
         }
     }
@@ -67,7 +71,8 @@ extension MirrorStore {
             }
             let batch = EventBatch(new)
             let sessionNo = merge.sessionNo
-            let inserted = try insert(batch, rows: try rowsToWrite(batch, history: merge.history, bySession: false)) { _ in sessionNo }.count
+            let inserted = try insert(batch, rows: try rowsToWrite(batch, history: merge.history, bySession: false),
+                                      indexing: merge.indexing) { _ in sessionNo }.count
             try database.run(
                 "UPDATE sessions SET local_event_count = local_event_count + ?2, gone_event_count = (SELECT count(*) FROM events WHERE session_no = ?1 AND gone_at IS NOT NULL) WHERE session_no = ?1",
                 [sessionNo, Int64(inserted - removed)]

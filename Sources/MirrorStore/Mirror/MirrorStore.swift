@@ -33,11 +33,6 @@ public final class MirrorStore {
     /// The mirror's file.
     public var path: String { database.path }
     let clock: MirrorClock
-    /// When true, events written are not indexed for search until `indexPendingSearchText()`:
-    /// for a long catch-up or a burst, where indexing once at the end costs less than per
-    /// transaction. Events written while it is false are indexed with them, after the pending ones
-    /// (at most `searchIndexingPerWrite` of those).
-    public var defersSearchIndexing = false
 
     /// Opens the mirror at `path`.
     ///

@@ -1,0 +1,19 @@
+import Testing
+
+/// Each scenario of `Scenarios/`, run in-process: a scripted desktop and the engine in this process.
+@Suite("Scenarios, in-process", .endsWithin(.seconds(180)))
+struct InProcessScenarioTests {
+    @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (version 1: marked gone)", arguments: [1, 2])
+    func reinstall(version: Int) async throws {
+        try await reinstallScenario(.inProcess, cursorVersion: version)
+    }
+}
+
+/// The smoke set of `Scenarios/`, end to end: the bridge simulator over loopback and `oa-sync`.
+@Suite("Scenarios, end to end", .startsPrograms(endsWithin: .seconds(300)))
+struct EndToEndScenarioTests {
+    @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (version 1: marked gone)", arguments: [1, 2])
+    func reinstall(version: Int) async throws {
+        try await reinstallScenario(.simulator, cursorVersion: version)
+    }
+}
