@@ -60,7 +60,7 @@ struct ArchiveSyncTests {
     @Test("stock: a pruned prefix and a deleted session are kept and marked, while new events still arrive")
     func stockPrunedAndDeleted() async throws {
         let directory = try TemporaryDirectory()
-        let (mirror, _, _) = try await pruneAndDelete(flavor: "stock", in: directory)
+        let mirror = try await pruneAndDelete(in: directory)
 
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let pruned = try store.timeline(sessionID: "PRUNED")
@@ -76,41 +76,14 @@ struct ArchiveSyncTests {
         #expect(listed.standardOutput.contains(#""events_gone_from_desktop":25"#), "\(listed.standardOutput)")
         #expect(listed.standardOutput.contains(#""sync_state":"gone""#), "\(listed.standardOutput)")
     }
-
-    @Test("cursor: a pruned prefix and a deleted session are kept and marked, while new events still arrive")
-    func cursorPrunedAndDeleted() async throws {
-        let directory = try TemporaryDirectory()
-        let (mirror, simulator, second) = try await pruneAndDelete(flavor: "cursor", in: directory)
-        #expect(second.standardOutput.contains("4 event(s) written"), "\(second.standardOutput)")
-
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let pruned = try store.timeline(sessionID: "PRUNED")
-        #expect(pruned.map(\.text) == (1...64).map { "event \($0) " }, "all 64, in order")
-        #expect(pruned.filter { $0.goneAt != nil }.map(\.text) == (1...25).map { "event \($0) " })
-        #expect(try store.session(id: "PRUNED")?.goneAt == nil)
-        let deleted = try #require(try store.session(id: "DELETED"))
-        #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
-        let shown = try await InProcessShell.run(mirror: mirror, commands: ["sessions"])
-        #expect(shown.standardOutput.contains("gone"), "\(shown.standardOutput)")
-        let desktop = "127.0.0.1:\(simulator.port)"
-        let show = try await InProcessShell.run(mirror: mirror, commands: ["show PRUNED"])
-        #expect(show.standardOutput.hasPrefix("(25 of its events (#0–#24) are no longer on its desktop \(desktop): kept in the mirror.)"),
-                "\(show.standardOutput.prefix(200))")
-        let exported = try await InProcessShell.run(mirror: mirror, commands: ["export DELETED"])
-        #expect(exported.standardOutput.contains("- Desktop: \(desktop)\n- No longer on its desktop \(desktop) (noticed "),
-                "\(exported.standardOutput.prefix(300))")
-        let raw = try await InProcessShell.run(mirror: mirror, commands: ["show PRUNED --raw"], mode: .json)
-        #expect(raw.standardOutput.components(separatedBy: #""gone_from_desktop_at":"20"#).count - 1 == 25, "each gone event says when")
-    }
 }
 
-/// A session of 60 events and one of 5 mirrored from a simulator of `flavor`; then the desktop
-/// drops the first's 25 oldest events and adds 4, and deletes the second, and oa-sync runs again.
-/// Returns the mirror, the simulator and that second run.
-private func pruneAndDelete(flavor: String, in directory: TemporaryDirectory) async throws
-    -> (mirror: String, simulator: SimulatorProcess, second: OASyncProcess.Outcome) {
+/// A session of 60 events and one of 5 mirrored from a stock simulator; then the desktop drops
+/// the first's 25 oldest events and adds 4, and deletes the second, and oa-sync runs again.
+/// Returns the mirror. (The history-cursor case is a scenario: `Scenarios/PruneScenario.swift`.)
+private func pruneAndDelete(in directory: TemporaryDirectory) async throws -> String {
     let mirror = directory.path("mirror.sqlite")
-    let simulator = try await SimulatorProcess(flavor: flavor, database: directory.path("\(flavor).sqlite"))
+    let simulator = try await SimulatorProcess(flavor: "stock", database: directory.path("stock.sqlite"))
     try await SimulatorControl.withConnection(to: simulator.url) { control in
         try await control.append("PRUNED", (1...60).map { SimulatorControl.chunk("event \($0) ") })
         try await control.append("DELETED", (1...5).map { SimulatorControl.chunk("doomed \($0) ") })
@@ -123,5 +96,6 @@ private func pruneAndDelete(flavor: String, in directory: TemporaryDirectory) as
     }
     let second = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
     #expect(second.status == 0, "\(second.standardError)")
-    return (mirror, simulator, second)
+    try await simulator.stop()
+    return mirror
 }

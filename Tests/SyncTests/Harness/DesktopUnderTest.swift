@@ -17,6 +17,10 @@ protocol DesktopUnderTest {
     /// Forgets its history, as a reinstalled desktop does: seqs start again from 1, under a new
     /// history id (version 2) or none (version 1).
     func reinstall() async throws
+    /// Forgets the session's `count` oldest events, as an app pruning old transcripts does.
+    func prune(session: String, oldest count: Int) async throws
+    /// Forgets a session and its events.
+    func delete(session: String) async throws
     /// Syncs `mirror` with it once, naming it `name`.
     func syncOnce(mirror: String, name: String) async throws -> SyncOnceOutcome
     /// Every event it holds now, in seq order: what the mirror must hold of it.
@@ -60,6 +64,14 @@ struct ScriptedDesktopUnderTest: DesktopUnderTest {
 
     func reinstall() async throws {
         await desktop.reinstall()
+    }
+
+    func prune(session: String, oldest count: Int) async throws {
+        await desktop.prune(session: session, oldest: count)
+    }
+
+    func delete(session: String) async throws {
+        await desktop.delete(session: session)
     }
 
     func syncOnce(mirror: String, name: String) async throws -> SyncOnceOutcome {
@@ -112,6 +124,18 @@ final class SimulatedDesktopUnderTest: DesktopUnderTest {
         try await simulator.stop()
         installs += 1
         simulator = try await Self.start(cursorVersion: cursorVersion, database: directory.path("desktop-\(installs).sqlite"))
+    }
+
+    func prune(session: String, oldest count: Int) async throws {
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("prune", ["session_id": .string(session), "count": .number(count)])
+        }
+    }
+
+    func delete(session: String) async throws {
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("delete_session", ["session_id": .string(session)])
+        }
     }
 
     func syncOnce(mirror: String, name: String) async throws -> SyncOnceOutcome {

@@ -7,6 +7,11 @@ struct InProcessScenarioTests {
     func reinstall(version: Int) async throws {
         try await reinstallScenario(.inProcess, cursorVersion: version)
     }
+
+    @Test("a pruned prefix and a deleted session are kept and marked, while new events still arrive")
+    func prune() async throws {
+        try await pruneScenario(.inProcess)
+    }
 }
 
 /// The smoke set of `Scenarios/`, end to end: the bridge simulator over loopback and `oa-sync`.
@@ -15,5 +20,10 @@ struct EndToEndScenarioTests {
     @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (version 1: marked gone)", arguments: [1, 2])
     func reinstall(version: Int) async throws {
         try await reinstallScenario(.simulator, cursorVersion: version)
+    }
+
+    @Test("a pruned prefix and a deleted session are kept and marked, while new events still arrive")
+    func prune() async throws {
+        try await pruneScenario(.simulator)
     }
 }

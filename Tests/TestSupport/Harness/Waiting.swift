@@ -1,3 +1,4 @@
+import Foundation
 import Primitives
 
 /// Looks at something every 20 ms until it is as awaited, for at most `timeout`, and returns what
@@ -13,10 +14,14 @@ import Primitives
 @discardableResult
 public func waitFor<Value>(_ what: String, timeout: Duration = .seconds(60), look: () async throws -> Value,
                            until isAwaited: (Value) -> Bool) async throws -> Value {
-    let deadline = ContinuousClock.now + timeout
+    let started = ContinuousClock.now
+    let deadline = started + timeout
     while true {
         let seen = try await look()
-        if isAwaited(seen) { return seen }
+        if isAwaited(seen) {
+            WaitLog.note(what, waited: ContinuousClock.now - started)
+            return seen
+        }
         guard ContinuousClock.now < deadline else { throw WaitTimedOut(awaited: what, timeout: timeout, seen: "\(seen)") }
         try await Task.sleep(for: .milliseconds(20))
     }
@@ -75,5 +80,19 @@ extension Task {
             cancel()
             throw timedOut
         }
+    }
+}
+
+/// How long each wait that ended well took, appended to the file `OA_TEST_WAIT_LOG` names (when
+/// set; one `write` per line, with `O_APPEND`: tests running at once do not mix their lines):
+/// what `docs/benchmarks.md` reports as the suite's longest waits.
+enum WaitLog {
+    static func note(_ what: String, waited: Duration) {
+        guard let path = ProcessInfo.processInfo.environment["OA_TEST_WAIT_LOG"] else { return }
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let line = Array("\(String(format: "%.3f", waited.seconds))\t\(what)\n".utf8)
+        _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 }

@@ -1,0 +1,40 @@
+import FrontEndSupport
+import MirrorStore
+import TestSupport
+import Testing
+
+/// A desktop that drops a session's oldest events and deletes another session: the mirror keeps
+/// both, marked gone from the desktop, and new events still arrive after the kept ones; every
+/// front end says so. Written once, run where `place` says.
+func pruneScenario(_ place: DesktopPlace) async throws {
+    let directory = try TemporaryDirectory()
+    let mirror = directory.path("mirror.sqlite")
+    let desktop = try await place.desktop(cursorVersion: 2, in: directory)
+    try await desktop.store(session: "PRUNED", texts: (1...60).map { "event \($0) " })
+    try await desktop.store(session: "DELETED", texts: (1...5).map { "doomed \($0) " })
+    #expect(try await desktop.syncOnce(mirror: mirror, name: "desk").eventsWritten == 65)
+    try await desktop.prune(session: "PRUNED", oldest: 25)
+    try await desktop.store(session: "PRUNED", texts: (61...64).map { "event \($0) " })
+    try await desktop.delete(session: "DELETED")
+    #expect(try await desktop.syncOnce(mirror: mirror, name: "desk").eventsWritten == 4)
+    let now = try await desktop.history()
+    try await desktop.stop()
+
+    try expectMirrorHolds(now, mirror: mirror)
+    let store = try MirrorStore(path: mirror, mode: .readOnly)
+    let pruned = try store.timeline(sessionID: "PRUNED")
+    #expect(pruned.map(\.text) == (1...64).map { "event \($0) " }, "all 64, in order")
+    #expect(pruned.filter { $0.goneAt != nil }.map(\.text) == (1...25).map { "event \($0) " })
+    #expect(try store.session(id: "PRUNED")?.goneAt == nil)
+    let deleted = try #require(try store.session(id: "DELETED"))
+    #expect(deleted.goneAt != nil && deleted.localEventCount == 5, "kept, marked gone")
+    let shown = try await InProcessShell.run(mirror: mirror, commands: ["sessions"])
+    #expect(shown.standardOutput.contains("gone"), "\(shown.standardOutput)")
+    let show = try await InProcessShell.run(mirror: mirror, commands: ["show PRUNED"])
+    #expect(show.standardOutput.hasPrefix("(25 of its events (#0–#24) are no longer on its desktop desk: kept in the mirror.)"),
+            "\(show.standardOutput.prefix(200))")
+    let exported = try await InProcessShell.run(mirror: mirror, commands: ["export DELETED"])
+    #expect(exported.standardOutput.contains("- No longer on its desktop desk (noticed "), "\(exported.standardOutput.prefix(300))")
+    let raw = try await InProcessShell.run(mirror: mirror, commands: ["show PRUNED --raw"], mode: .json)
+    #expect(raw.standardOutput.components(separatedBy: #""gone_from_desktop_at":"20"#).count - 1 == 25, "each gone event says when")
+}
