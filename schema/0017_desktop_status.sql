@@ -28,7 +28,8 @@ SELECT d.name,
        (SELECT CAST(value AS INTEGER) FROM sync_status WHERE key = 'desktop:' || d.name || ':last_success_at'),
        (SELECT value FROM sync_status WHERE key = 'desktop:' || d.name || ':last_error'),
        (SELECT CAST(value AS INTEGER) FROM sync_status WHERE key = 'desktop:' || d.name || ':last_error_at'),
-       (SELECT max(updated_at) FROM sync_status WHERE key LIKE 'desktop:' || d.name || ':%')
+       (SELECT max(updated_at) FROM sync_status WHERE key IN ('desktop:' || d.name || ':bridge_url', 'desktop:' || d.name || ':connection_state',
+            'desktop:' || d.name || ':last_success_at', 'desktop:' || d.name || ':last_error', 'desktop:' || d.name || ':last_error_at'))
 FROM (SELECT substr(key, 9, length(key) - 8 - length(':connection_state')) AS name, value AS state, updated_at AS since
       FROM sync_status WHERE key LIKE 'desktop:%:connection_state') d;
 

@@ -15,8 +15,11 @@ extension SyncEngine {
             return written
         } catch let error as BridgeError {
             guard let endsConnection = Self.failsSessionAlone(error) else { throw error }
-            try markFailed(sessionID, reason: error.description, endsConnection: endsConnection, link)
-            if endsConnection { throw error }
+            try markFailed(sessionID, reason: error.description, link)
+            if endsConnection {
+                machines[link.id].connectionEndedBySession()
+                throw error
+            }
             return 0
         }
     }
@@ -41,12 +44,12 @@ extension SyncEngine {
         }
     }
 
-    private func markFailed(_ sessionID: String, reason: String, endsConnection: Bool, _ link: BridgeLink) throws {
+    private func markFailed(_ sessionID: String, reason: String, _ link: BridgeLink) throws {
         let configuration = link.configuration
         guard let failure = try store.markSessionFailed(sessionID, reason: reason, backoff: { failures in
             Self.retryDelay(afterFailures: failures, configuration)
         }) else { return }
-        machines[link.id].sessionFailed(sessionID, endsConnection: endsConnection)
+        machines[link.id].sessionFailed(sessionID)
         logger.error("a session could not be mirrored; the others go on", metadata: [
             "desktop": "\(link.desktop)", "session_id": "\(sessionID)", "reason": "\(reason)",
             "failures": "\(failure.failures)", "retry_after": "\(failure.retryAfter)",

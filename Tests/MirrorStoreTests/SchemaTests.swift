@@ -107,7 +107,7 @@ struct SchemaTests {
         }
     }
 
-    @Test("a version 16 mirror's status keys become one record per desktop, names with ':' too; the keys go")
+    @Test("a version 16 mirror's status keys become one record per desktop, names with ':' and one the prefix of another too; the keys go")
     func migratesStatusKeys() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("mirror.sqlite")
@@ -117,9 +117,9 @@ struct SchemaTests {
                 """
                 INSERT INTO sync_status (key, value, updated_at) VALUES
                     ('bridge_url', 'ws://127.0.0.1:4000', 30), ('connection_state', 'live', 30), ('events', '12', 30),
-                    ('desktop:laptop:bridge_url', 'ws://laptop.local:9099', 10), ('desktop:laptop:connection_state', 'offline', 11),
-                    ('desktop:laptop:last_success_at', '9', 9), ('desktop:laptop:last_error', 'gone away', 12),
-                    ('desktop:laptop:last_error_at', '12', 12),
+                    ('desktop:127.0.0.1:bridge_url', 'ws://127.0.0.1:9099', 10), ('desktop:127.0.0.1:connection_state', 'offline', 11),
+                    ('desktop:127.0.0.1:last_success_at', '9', 9), ('desktop:127.0.0.1:last_error', 'gone away', 12),
+                    ('desktop:127.0.0.1:last_error_at', '12', 12),
                     ('desktop:127.0.0.1:4000:bridge_url', 'ws://127.0.0.1:4000', 20), ('desktop:127.0.0.1:4000:connection_state', 'live', 30)
                 """
             )
@@ -128,7 +128,7 @@ struct SchemaTests {
         #expect(try store.desktopStatuses() == [
             DesktopSyncStatus(desktop: "127.0.0.1:4000", bridgeURL: "ws://127.0.0.1:4000", connectionState: .live, stateSince: 30,
                               lastSuccessAt: nil, lastError: nil, lastErrorAt: nil, updatedAt: 30),
-            DesktopSyncStatus(desktop: "laptop", bridgeURL: "ws://laptop.local:9099", connectionState: .offline, stateSince: 11,
+            DesktopSyncStatus(desktop: "127.0.0.1", bridgeURL: "ws://127.0.0.1:9099", connectionState: .offline, stateSince: 11,
                               lastSuccessAt: 9, lastError: "gone away", lastErrorAt: 12, updatedAt: 12),
         ])
         #expect(try store.database.scalarInt64("SELECT count(*) FROM sqlite_master WHERE name = 'sync_status'") == 0)

@@ -14,6 +14,21 @@ struct MirrorViewsTests {
         mirror = try MirrorFixture()
     }
 
+    @Test("status with several desktops: the one written last speaks for the mirror, but the last sync is any desktop's")
+    func statusOfSeveralDesktops() throws {
+        try store.recordStatus(.state(.live), desktop: "work", bridgeURL: "ws://127.0.0.1:4000")
+        try store.recordStatus(.succeeded, desktop: "work", bridgeURL: "ws://127.0.0.1:4000")
+        mirror.clock.advance(by: 1_000)
+        try store.recordStatus(.state(.connecting), desktop: "home", bridgeURL: "ws://127.0.0.1:4001")
+        try store.recordStatus(.failed("connection refused"), desktop: "home", bridgeURL: "ws://127.0.0.1:4001")
+        let report = try MirrorViews(store: store, redaction: .none).statusReport(mirrorPath: "m.sqlite")
+        #expect(report.bridge == "ws://127.0.0.1:4001")
+        #expect(report.connectionState == .connecting)
+        #expect(report.lastError == "connection refused")
+        let workSucceeded = try #require(try store.desktopStatuses().first { $0.desktop == "work" }?.lastSuccessAt)
+        #expect(report.lastSuccess == Timestamp(milliseconds: workSucceeded))
+    }
+
     @Test("session rows: titles by one rule and redacted, every documented member in order, paged and filtered in SQL")
     func sessionRows() throws {
         let secret = try #require(PlantedSecrets.all.first { $0.kind == "github_token" }).value

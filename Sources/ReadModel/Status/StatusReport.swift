@@ -88,7 +88,8 @@ extension StatusReport {
             return StatusReport(
                 mirror: mirrorPath, bridge: latest?.bridgeURL, tlsPin: pin.flatMap(CertificatePin.init(parsing:))?.description,
                 connectionState: latest?.connectionState, stateSince: Timestamp(milliseconds: latest?.stateSince),
-                lastSuccess: Timestamp(milliseconds: latest?.lastSuccessAt),
+                // The last success of any desktop: one that keeps failing is often the one written last.
+                lastSuccess: Timestamp(milliseconds: statuses.compactMap(\.lastSuccessAt).max()),
                 lastError: latest?.lastError, historyCursor: cursor > 0 ? cursor : nil,
                 sessions: counts.sessions, events: counts.events, threads: counts.threads,
                 promptsPending: (counts.outbox[.queued] ?? 0) + (counts.outbox[.sending] ?? 0),

@@ -156,11 +156,15 @@ struct LinkMachine<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// A stock session failed for a reason of its own; `endsConnection`: its failure ended the
-    /// connection, and the next one, without it, may begin at once.
-    mutating func sessionFailed(_ sessionID: String, endsConnection: Bool) {
+    /// A stock session failed for a reason of its own: not tried again in this sync or connection.
+    mutating func sessionFailed(_ sessionID: String) {
         sessionsFailedNow.insert(sessionID)
-        if endsConnection { reconnectAtOnce = true }
+    }
+
+    /// A stock session's failure ended the connection: the next one, which puts it off, may
+    /// begin at once.
+    mutating func connectionEndedBySession() {
+        reconnectAtOnce = true
     }
 
     /// A session the driver found failed; whether it is put off now (failed in this sync, or

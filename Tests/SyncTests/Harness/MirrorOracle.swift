@@ -5,8 +5,10 @@ import Testing
 /// against: each session's events from the desktop, in its timeline's order, each once, with its
 /// seq and the bytes the desktop stored; any other event of those sessions one the desktop no
 /// longer has, kept and marked so; timelines in seq order; each session's count in step with its
-/// timeline. With `nothingElse`, the mirror holds no other event at all (one history, whole).
-func expectMirrorHolds(_ history: [HistoryRow], mirror: String, nothingElse: Bool = false,
+/// timeline. While the history is `onDesktop` (it is the desktop's now), neither its events nor
+/// their sessions are marked gone. With `nothingElse`, the mirror holds no other event at all
+/// (one history, whole).
+func expectMirrorHolds(_ history: [HistoryRow], mirror: String, onDesktop: Bool = true, nothingElse: Bool = false,
                        sourceLocation: SourceLocation = #_sourceLocation) throws {
     let store = try MirrorStore(path: mirror, mode: .readOnly)
     for (sessionID, rows) in Dictionary(grouping: history, by: \.sessionID) {
@@ -20,6 +22,12 @@ func expectMirrorHolds(_ history: [HistoryRow], mirror: String, nothingElse: Boo
         #expect(mirrored.count == expected.count && firstDifference == nil,
                 "session \(sessionID): \(mirrored.count) events mirrored of \(expected.count); first difference: \(firstDifference ?? "none")",
                 sourceLocation: sourceLocation)
+        if onDesktop {
+            let markedGone = timeline.filter { seqs.contains($0.seq ?? -1) && $0.goneAt != nil }.count
+            #expect(markedGone == 0, "session \(sessionID): \(markedGone) events the desktop holds marked gone", sourceLocation: sourceLocation)
+            #expect(try store.session(id: sessionID)?.goneAt == nil, "session \(sessionID) marked gone while on its desktop",
+                    sourceLocation: sourceLocation)
+        }
         let strays = timeline.filter { !seqs.contains($0.seq ?? -1) && $0.goneAt == nil }
         #expect(strays.isEmpty, "session \(sessionID): \(strays.count) events the desktop does not hold, not marked gone",
                 sourceLocation: sourceLocation)

@@ -25,7 +25,7 @@ func reinstallScenario(_ place: DesktopPlace, cursorVersion version: Int) async 
     let after = try await desktop.history()
     try await desktop.stop()
 
-    try expectMirrorHolds(before, mirror: mirror)
+    try expectMirrorHolds(before, mirror: mirror, onDesktop: version == 2)
     try expectMirrorHolds(after, mirror: mirror)
     let store = try MirrorStore(path: mirror, mode: .readOnly)
     #expect(try store.counts().events == before.count + after.count)
