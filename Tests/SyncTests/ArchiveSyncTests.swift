@@ -31,32 +31,6 @@ struct ArchiveSyncTests {
         #expect(gone.map(\.localEventCount).reduce(0, +) == Int64(mirroredBefore), "nothing of the earlier history lost")
     }
 
-    @Test("two desktops synced in turns into one mirror: every event of each exactly once", arguments: [1, 2])
-    func twoDesktopsInTurns(version: Int) async throws {
-        let directory = try TemporaryDirectory()
-        let mirror = directory.path("mirror.sqlite")
-        let options = ["--history-cursor-version", String(version)]
-        let work = try await SimulatorProcess(flavor: "cursor", database: directory.path("work.sqlite"), seed: (5, 900), extraArguments: options)
-        let home = try await SimulatorProcess(flavor: "cursor", database: directory.path("home.sqlite"), seed: (4, 400),
-                                        extraArguments: options + ["--seed", "11"])
-        for round in 0..<3 {
-            for (name, simulator) in [("work", work), ("home", home)] {
-                try await SimulatorControl.withConnection(to: simulator.url) { control in
-                    try await control.append("\(name)-live", (0..<7).map { SimulatorControl.chunk("\(name) round \(round) #\($0)") })
-                }
-                let run = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
-                #expect(run.status == 0, "\(run.standardError)")
-            }
-        }
-        try expectMirrorHolds(try simulatorHistory(directory.path("work.sqlite")), mirror: mirror)
-        try expectMirrorHolds(try simulatorHistory(directory.path("home.sqlite")), mirror: mirror)
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let histories = try store.histories()
-        #expect(histories.count == 2)
-        #expect(Set(histories.map(\.desktop)) == ["127.0.0.1:\(work.port)", "127.0.0.1:\(home.port)"])
-        #expect(try store.sessions().allSatisfy { $0.goneAt == nil })
-    }
-
     @Test("stock: a pruned prefix and a deleted session are kept and marked, while new events still arrive")
     func stockPrunedAndDeleted() async throws {
         let directory = try TemporaryDirectory()

@@ -45,11 +45,12 @@ enum DesktopPlace: String, CaseIterable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// A history-cursor desktop of protocol `version`, here; its files in `directory`.
-    func desktop(cursorVersion version: Int, in directory: TemporaryDirectory) async throws -> any DesktopUnderTest {
+    /// A history-cursor desktop of protocol `version`, here; its files in `directory`, named
+    /// after `label`.
+    func desktop(_ label: String, cursorVersion version: Int, in directory: TemporaryDirectory) async throws -> any DesktopUnderTest {
         switch self {
         case .inProcess: ScriptedDesktopUnderTest(desktop: ScriptedDesktop(flavor: .cursor(version: version)))
-        case .simulator: try await SimulatedDesktopUnderTest(cursorVersion: version, directory: directory)
+        case .simulator: try await SimulatedDesktopUnderTest(label, cursorVersion: version, directory: directory)
         }
     }
 }
@@ -99,15 +100,17 @@ struct ScriptedDesktopUnderTest: DesktopUnderTest {
 /// The bridge simulator over loopback, followed by the `oa-sync` program; a reinstall is a
 /// simulator started anew on a history of its own.
 final class SimulatedDesktopUnderTest: DesktopUnderTest {
+    private let label: String
     private let cursorVersion: Int
     private let directory: TemporaryDirectory
     private var simulator: SimulatorProcess
     private var installs = 1
 
-    init(cursorVersion: Int, directory: TemporaryDirectory) async throws {
+    init(_ label: String, cursorVersion: Int, directory: TemporaryDirectory) async throws {
+        self.label = label
         self.cursorVersion = cursorVersion
         self.directory = directory
-        simulator = try await Self.start(cursorVersion: cursorVersion, database: directory.path("desktop-1.sqlite"))
+        simulator = try await Self.start(cursorVersion: cursorVersion, database: directory.path("\(label)-1.sqlite"))
     }
 
     private static func start(cursorVersion: Int, database: String) async throws -> SimulatorProcess {
@@ -123,7 +126,7 @@ final class SimulatedDesktopUnderTest: DesktopUnderTest {
     func reinstall() async throws {
         try await simulator.stop()
         installs += 1
-        simulator = try await Self.start(cursorVersion: cursorVersion, database: directory.path("desktop-\(installs).sqlite"))
+        simulator = try await Self.start(cursorVersion: cursorVersion, database: directory.path("\(label)-\(installs).sqlite"))
     }
 
     func prune(session: String, oldest count: Int) async throws {

@@ -9,7 +9,7 @@ import Testing
 func pruneScenario(_ place: DesktopPlace) async throws {
     let directory = try TemporaryDirectory()
     let mirror = directory.path("mirror.sqlite")
-    let desktop = try await place.desktop(cursorVersion: 2, in: directory)
+    let desktop = try await place.desktop("desk", cursorVersion: 2, in: directory)
     try await desktop.store(session: "PRUNED", texts: (1...60).map { "event \($0) " })
     try await desktop.store(session: "DELETED", texts: (1...5).map { "doomed \($0) " })
     #expect(try await desktop.syncOnce(mirror: mirror, name: "desk").eventsWritten == 65)

@@ -12,6 +12,11 @@ struct InProcessScenarioTests {
     func prune() async throws {
         try await pruneScenario(.inProcess)
     }
+
+    @Test("two desktops synced in turns into one mirror: every event of each exactly once", arguments: [1, 2])
+    func twoDesktopsInTurns(version: Int) async throws {
+        try await twoDesktopsInTurnsScenario(.inProcess, cursorVersion: version)
+    }
 }
 
 /// The smoke set of `Scenarios/`, end to end: the bridge simulator over loopback and `oa-sync`.
@@ -25,5 +30,10 @@ struct EndToEndScenarioTests {
     @Test("a pruned prefix and a deleted session are kept and marked, while new events still arrive")
     func prune() async throws {
         try await pruneScenario(.simulator)
+    }
+
+    @Test("two desktops synced in turns into one mirror: every event of each exactly once", arguments: [1, 2])
+    func twoDesktopsInTurns(version: Int) async throws {
+        try await twoDesktopsInTurnsScenario(.simulator, cursorVersion: version)
     }
 }
