@@ -9,57 +9,6 @@ import TestSupport
 /// own history and cursor, prompts going to the desktop their session lives on.
 @Suite("Several desktops, one mirror", .startsPrograms(endsWithin: .seconds(300)))
 struct SeveralDesktopsTests {
-    @Test("two desktops followed at once through dropped connections: every event of each exactly once")
-    func followedAtOnce() async throws {
-        let directory = try TemporaryDirectory()
-        let mirror = directory.path("mirror.sqlite")
-        let (work, home) = try await twoDesktops(in: directory, work: (5, 1500), home: (4, 800))
-        let sync = try OASyncProcess(bridge: "work=\(work.url)", database: mirror, extraArguments: ["--bridge", "home=\(home.url)"])
-        var live: Set<String> = []
-        while live.count < 2 {
-            let line = try await sync.waitForLog("state live") { $0["message"]?.stringValue == "state" && $0["state"]?.stringValue == "live" }
-            live.insert(line["desktop"]?.stringValue ?? "")
-        }
-        #expect(live == ["work", "home"])
-        // Both desktops write at once; each drops its connections half-way.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (name, url) in [("work", work.url), ("home", home.url)] {
-                group.addTask {
-                    try await SimulatorControl.withConnection(to: url) { control in
-                        for round in 0..<10 {
-                            try await control.append("\(name)-live", (0..<20).map { SimulatorControl.chunk("\(name) \(round).\($0) ") })
-                            if round == 4 { _ = try await control.call("drop_connections") }
-                        }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        let expected = try simulatorHistory(directory.path("work.sqlite")).count + simulatorHistory(directory.path("home.sqlite")).count
-        try await waitFor("the mirror to hold \(expected) events", look: { try MirrorStore(path: mirror, mode: .readOnly).counts().events },
-                          until: { $0 == expected })
-        #expect(await sync.terminate() == 0)
-        try expectMirrorHolds(try simulatorHistory(directory.path("work.sqlite")), mirror: mirror)
-        try expectMirrorHolds(try simulatorHistory(directory.path("home.sqlite")), mirror: mirror)
-
-        let status = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"status","params":{}}"#)
-        let desktops = try JSONParser.parse(Array(status.standardOutput.utf8))["result"]?["desktops"]?.arrayValue ?? []
-        #expect(Set(desktops.compactMap { $0["desktop"]?.stringValue }) == ["work", "home"])
-        #expect(desktops.allSatisfy { $0["last_sync"]?.stringValue != nil }, "\(status.standardOutput)")
-        let homeOnly = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"sessions.list","params":{"desktop":"home","limit":100}}"#)
-        let homeSessions = try JSONParser.parse(Array(homeOnly.standardOutput.utf8))["result"]?.arrayValue ?? []
-        #expect(homeSessions.count == 5 && homeSessions.allSatisfy { $0["desktop"]?.stringValue == "home" })
-
-        // Following one desktop: its events, every one, and none of the other's.
-        let followed = try await InProcessJSONLines.run(mirror: mirror, input: #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"desktop":"home","until_idle_ms":300}}"#)
-        let appended = followed.standardOutput.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
-            .filter { $0["method"]?.stringValue == "events.appended" }
-            .flatMap { $0["params"]?["events"]?.arrayValue ?? [] }
-        let homeIDs = Set(homeSessions.compactMap { $0["session_id"]?.stringValue })
-        #expect(appended.count == (try simulatorHistory(directory.path("home.sqlite")).count), "\(followed.standardError)")
-        #expect(appended.allSatisfy { homeIDs.contains($0["session_id"]?.stringValue ?? "") })
-    }
-
     @Test("two bridges in one oa-sync, connections dropped every few frames and oa-sync killed at random points: nothing lost, nothing twice")
     func killsAndDropsWithTwoBridges() async throws {
         let directory = try TemporaryDirectory()

@@ -21,6 +21,8 @@ protocol DesktopUnderTest {
     func prune(session: String, oldest count: Int) async throws
     /// Forgets a session and its events.
     func delete(session: String) async throws
+    /// Ends every open connection at once.
+    func dropConnections() async throws
     /// Syncs `mirror` with it once, naming it `name`.
     func syncOnce(mirror: String, name: String) async throws -> SyncOnceOutcome
     /// Every event it holds now, in seq order: what the mirror must hold of it.
@@ -73,6 +75,10 @@ struct ScriptedDesktopUnderTest: DesktopUnderTest {
 
     func delete(session: String) async throws {
         await desktop.delete(session: session)
+    }
+
+    func dropConnections() async throws {
+        await desktop.dropConnections()
     }
 
     func syncOnce(mirror: String, name: String) async throws -> SyncOnceOutcome {
@@ -141,6 +147,15 @@ final class SimulatedDesktopUnderTest: DesktopUnderTest {
         }
     }
 
+    func dropConnections() async throws {
+        try await SimulatorControl.withConnection(to: simulator.url) { control in
+            try await control.call("drop_connections")
+        }
+    }
+
+    /// The bridge's address.
+    var url: String { simulator.url }
+
     func syncOnce(mirror: String, name: String) async throws -> SyncOnceOutcome {
         let run = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--name", name, "--once"])
         #expect(run.status == 0, "\(run.standardError)")
@@ -162,5 +177,46 @@ extension ScriptedDesktop {
     /// Its events as history rows, in seq order.
     var historyRows: [HistoryRow] {
         get async { await events.map { HistoryRow(seq: $0.seq, sessionID: $0.sessionID, updateJSON: $0.update.rawBytes) } }
+    }
+}
+
+/// Desktops followed at once by one engine in this process, or by one `oa-sync`, until stopped.
+final class FollowedDesktops {
+    private enum Runner {
+        case engine(SyncEngine<ContinuousClock>, Task<Void, any Error>)
+        case program(OASyncProcess)
+    }
+
+    private let runner: Runner
+
+    /// Starts following `desktops` (each named as given; all of one place) into `mirror`.
+    init(_ desktops: [(name: String, desktop: any DesktopUnderTest)], mirror: String) throws {
+        let scripted = desktops.compactMap { named in
+            (named.desktop as? ScriptedDesktopUnderTest).map { (name: named.name, desktop: $0.desktop) }
+        }
+        if scripted.count == desktops.count {
+            let targets = scripted.map { named in
+                BridgeTarget(configuration: SyncConfiguration(bridgeURL: "scripted:", desktopName: named.name,
+                                                              backoff: BackoffPolicy(initial: .milliseconds(5), cap: .milliseconds(50))),
+                             connector: ScriptedConnector(desktop: named.desktop))
+            }
+            let engine = try SyncEngine(mirrorPath: mirror, bridges: targets)
+            runner = .engine(engine, Task { try await engine.run() })
+        } else {
+            let bridges = desktops.map { "\($0.name)=\(($0.desktop as? SimulatedDesktopUnderTest)?.url ?? "")" }
+            runner = .program(try OASyncProcess(bridge: bridges[0], database: mirror, extraArguments: bridges.dropFirst().flatMap { ["--bridge", $0] }))
+        }
+    }
+
+    /// Stops following: the engine's run is cancelled and finished, or `oa-sync` is told to end (and ends well).
+    func stop() async throws {
+        switch runner {
+        case .engine(let engine, let run):
+            run.cancel()
+            try await run.value(within: .seconds(60), awaiting: "the engine's run to end")
+            await engine.finish()
+        case .program(let sync):
+            #expect(await sync.terminate() == 0)
+        }
     }
 }

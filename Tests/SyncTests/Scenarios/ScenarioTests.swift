@@ -17,6 +17,11 @@ struct InProcessScenarioTests {
     func twoDesktopsInTurns(version: Int) async throws {
         try await twoDesktopsInTurnsScenario(.inProcess, cursorVersion: version)
     }
+
+    @Test("two desktops followed at once through dropped connections: every event of each exactly once")
+    func followedAtOnce() async throws {
+        try await followedAtOnceScenario(.inProcess)
+    }
 }
 
 /// The smoke set of `Scenarios/`, end to end: the bridge simulator over loopback and `oa-sync`.
@@ -35,5 +40,10 @@ struct EndToEndScenarioTests {
     @Test("two desktops synced in turns into one mirror: every event of each exactly once", arguments: [1, 2])
     func twoDesktopsInTurns(version: Int) async throws {
         try await twoDesktopsInTurnsScenario(.simulator, cursorVersion: version)
+    }
+
+    @Test("two desktops followed at once through dropped connections: every event of each exactly once")
+    func followedAtOnce() async throws {
+        try await followedAtOnceScenario(.simulator)
     }
 }
