@@ -14,24 +14,24 @@ func followedAtOnceScenario(_ place: DesktopPlace) async throws {
     let home = try await place.desktop("home", cursorVersion: 1, in: directory)
     for session in 0..<5 { try await work.store(session: "work-\(session)", texts: (0..<300).map { "work \(session) \($0) " }) }
     for session in 0..<4 { try await home.store(session: "home-\(session)", texts: (0..<200).map { "home \(session) \($0) " }) }
-    let following = try FollowedDesktops([("work", work), ("home", home)], mirror: mirror)
-    let reader = { try MirrorStore(path: mirror, mode: .readOnly).counts().events }
-    try await waitFor("the mirror to hold 2300 events", look: { (try? reader()) ?? 0 }, until: { $0 == 2_300 })
-    // Both caught up (each history's sync noted), as a follower live on both is.
-    try await waitUntil("both desktops caught up") {
-        let histories = (try? MirrorStore(path: mirror, mode: .readOnly).histories()) ?? []
-        return histories.count == 2 && histories.allSatisfy { $0.lastSyncedAt != nil }
-    }
-    // Both desktops write; each drops its connections half-way.
-    for round in 0..<10 {
-        for (name, desktop) in [("work", work), ("home", home)] {
-            try await desktop.store(session: "\(name)-live", texts: (0..<20).map { "\(name) \(round).\($0) " })
-            if round == 4 { try await desktop.dropConnections() }
+    try await FollowedDesktops.following([("work", work), ("home", home)], mirror: mirror) {
+        let reader = { try MirrorStore(path: mirror, mode: .readOnly).counts().events }
+        try await waitFor("the mirror to hold 2300 events", look: { (try? reader()) ?? 0 }, until: { $0 == 2_300 })
+        // Both caught up (each history's sync noted), as a follower live on both is.
+        try await waitUntil("both desktops caught up") {
+            let histories = (try? MirrorStore(path: mirror, mode: .readOnly).histories()) ?? []
+            return histories.count == 2 && histories.allSatisfy { $0.lastSyncedAt != nil }
         }
+        // Both desktops write; each drops its connections half-way.
+        for round in 0..<10 {
+            for (name, desktop) in [("work", work), ("home", home)] {
+                try await desktop.store(session: "\(name)-live", texts: (0..<20).map { "\(name) \(round).\($0) " })
+                if round == 4 { try await desktop.dropConnections() }
+            }
+        }
+        let expected = try await work.history().count + home.history().count
+        try await waitFor("the mirror to hold \(expected) events", look: { (try? reader()) ?? 0 }, until: { $0 == expected })
     }
-    let expected = try await work.history().count + home.history().count
-    try await waitFor("the mirror to hold \(expected) events", look: { (try? reader()) ?? 0 }, until: { $0 == expected })
-    try await following.stop()
     let workHistory = try await work.history()
     let homeHistory = try await home.history()
     try await work.stop()
