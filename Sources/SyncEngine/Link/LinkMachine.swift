@@ -44,9 +44,6 @@ struct LinkMachine<C: Clock>: Sendable where C.Duration == Duration {
         report = Self.emptyReport(configuration)
     }
 
-    /// The desktop's short name.
-    var desktop: String { configuration.desktopName }
-
     /// The history of the bridge on the current connection (nil until it is known).
     var history: HistoryKey? { connection.history }
 

@@ -31,6 +31,15 @@ protocol DesktopUnderTest {
     func stop() async throws
 }
 
+extension DesktopUnderTest {
+    /// Its history as the scenario ends, after which what runs for it is ended.
+    func finalHistory() async throws -> [HistoryRow] {
+        let history = try await history()
+        try await stop()
+        return history
+    }
+}
+
 /// What one sync with a desktop under test did.
 struct SyncOnceOutcome {
     var eventsWritten: Int

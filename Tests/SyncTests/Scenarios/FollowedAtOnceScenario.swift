@@ -32,10 +32,8 @@ func followedAtOnceScenario(_ place: DesktopPlace) async throws {
         let expected = try await work.history().count + home.history().count
         try await waitFor("the mirror to hold \(expected) events", look: { (try? reader()) ?? 0 }, until: { $0 == expected })
     }
-    let workHistory = try await work.history()
-    let homeHistory = try await home.history()
-    try await work.stop()
-    try await home.stop()
+    let workHistory = try await work.finalHistory()
+    let homeHistory = try await home.finalHistory()
 
     try expectMirrorHolds(workHistory, mirror: mirror)
     try expectMirrorHolds(homeHistory, mirror: mirror)

@@ -17,8 +17,7 @@ func pruneScenario(_ place: DesktopPlace) async throws {
     try await desktop.store(session: "PRUNED", texts: (61...64).map { "event \($0) " })
     try await desktop.delete(session: "DELETED")
     #expect(try await desktop.syncOnce(mirror: mirror, name: "desk").eventsWritten == 4)
-    let now = try await desktop.history()
-    try await desktop.stop()
+    let now = try await desktop.finalHistory()
 
     try expectMirrorHolds(now, mirror: mirror)
     let store = try MirrorStore(path: mirror, mode: .readOnly)

@@ -22,8 +22,7 @@ func reinstallScenario(_ place: DesktopPlace, cursorVersion version: Int) async 
     let third = try await desktop.syncOnce(mirror: mirror, name: "desk")
     #expect(third.eventsWritten == 5)
     #expect(!third.saidHistoryStartedAgain)
-    let after = try await desktop.history()
-    try await desktop.stop()
+    let after = try await desktop.finalHistory()
 
     try expectMirrorHolds(before, mirror: mirror, onDesktop: version == 2)
     try expectMirrorHolds(after, mirror: mirror)

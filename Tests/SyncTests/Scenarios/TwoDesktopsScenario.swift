@@ -18,10 +18,8 @@ func twoDesktopsInTurnsScenario(_ place: DesktopPlace, cursorVersion version: In
             _ = try await desktop.syncOnce(mirror: mirror, name: name)
         }
     }
-    let workHistory = try await work.history()
-    let homeHistory = try await home.history()
-    try await work.stop()
-    try await home.stop()
+    let workHistory = try await work.finalHistory()
+    let homeHistory = try await home.finalHistory()
 
     try expectMirrorHolds(workHistory, mirror: mirror)
     try expectMirrorHolds(homeHistory, mirror: mirror)
