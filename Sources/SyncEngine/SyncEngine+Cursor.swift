@@ -26,7 +26,7 @@ extension SyncEngine {
         }
         let started = clock.now
         var written = 0
-        try indexing.catchUpStarted()
+        indexing.catchUpStarted(mergingLeftDeferred: try store.searchIndexMerging() == .deferred)
         var running = true
         defer { if running { indexing.catchUpEnded(written: 0) } }
         // Pages are fetched, decoded and packed by a task of their own into batches of a
@@ -117,8 +117,9 @@ extension SyncEngine {
         // Each transaction indexes its own events (and live ones put off meanwhile): the text is
         // at hand, and the index grows beside the rows instead of in a long pass at the end. A
         // catch-up during a burst (paging over a gap) leaves indexing to after the burst.
-        let mode = try indexing.prepareCatchUpCommit()
-        let outcome = try store.appendEvents(events, history: history, advancingHistoryCursorTo: cursor, indexing: mode)
+        let outcome = try write(indexing: indexing.catchUpCommit(at: clock.now)) { mode in
+            try store.appendEvents(events, history: history, advancingHistoryCursorTo: cursor, indexing: mode)
+        }
         machines[link.id].tally(.eventsWritten(outcome.inserted))
         return outcome.inserted
     }
@@ -145,10 +146,10 @@ extension SyncEngine {
         }
         if decision.pagesFromCursor { wakeLiveLoop(link) }
         guard let history = machines[link.id].history, !decision.continuing.isEmpty else { return }
-        let mode = indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
-        let outcome = try store.appendEvents(updates.keeping(decision.continuing), history: history,
-                                             advancingHistoryCursorTo: decision.cursor, indexing: mode)
-        try indexing.liveCommitted()
+        let commit = indexing.liveCommit(moreWaiting: moreWaiting, batchSize: updates.count, at: clock.now)
+        let outcome = try write(indexing: commit) { mode in
+            try store.appendEvents(updates.keeping(decision.continuing), history: history, advancingHistoryCursorTo: decision.cursor, indexing: mode)
+        }
         machines[link.id].tally(.eventsWritten(outcome.inserted))
     }
 }

@@ -91,9 +91,10 @@ extension SyncEngine {
     /// Shows live updates at once, in one transaction, provisional until their session's next
     /// fetch confirms them.
     func applyProvisional(_ updates: EventBatch, moreWaiting: Bool, _ link: BridgeLink) throws {
-        let mode = indexing.prepareLiveCommit(moreWaiting: moreWaiting, batchSize: updates.count)
-        let outcome = try store.appendEvents(updates, history: machines[link.id].history, indexing: mode)
-        try indexing.liveCommitted()
+        let commit = indexing.liveCommit(moreWaiting: moreWaiting, batchSize: updates.count, at: clock.now)
+        let outcome = try write(indexing: commit) { mode in
+            try store.appendEvents(updates, history: machines[link.id].history, indexing: mode)
+        }
         machines[link.id].tally(.eventsWritten(outcome.inserted))
         machines[link.id].liveUpdatesApplied(to: updates.sessionIDs, at: clock.now)
     }

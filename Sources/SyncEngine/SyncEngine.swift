@@ -40,7 +40,7 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
     let observer: @Sendable (_ desktop: String, SyncEvent) -> Void
     private var random = SystemRandomNumberGenerator()
     /// When the search index is fed.
-    let indexing: SearchIndexing<EngineClock>
+    var indexing = SearchIndexingPolicy<EngineClock.Instant>()
 
     /// - Parameters:
     ///   - mirrorPath: the mirror file (created and migrated if needed).
@@ -57,7 +57,6 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
     ) throws {
         store = try MirrorStore(path: mirrorPath)
         self.clock = clock
-        indexing = SearchIndexing(store: store, clock: clock)
         checkpointer = WALCheckpointer(path: mirrorPath)
         links = bridges.enumerated().map { BridgeLink(id: $0.offset, configuration: $0.element.configuration, connector: $0.element.connector) }
         machines = bridges.map { LinkMachine(configuration: $0.configuration) }
@@ -364,7 +363,7 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
     /// Periodic work while live: pages over gaps, prompts queued by other processes, stock
     /// sessions to confirm.
     private func tick(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
-        try indexing.tick(notificationsWaiting: client.notifications.count)
+        try perform(indexing.tick(notificationsWaiting: client.notifications.count, at: clock.now))
         try await deliverOutboxIfChanged(client, link)
         if await !client.capabilities.hasHistoryCursor {
             try await refetchQuietSessions(client, link)
@@ -383,11 +382,39 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
     @discardableResult
     func indexPendingSearchText() async throws -> Int {
         var covered = 0
-        while case let step = try indexing.step(), step > 0 {
+        while case let step = try perform(indexing.step()), step > 0 {
             covered += step
             await Task.yield()
         }
         return covered
+    }
+
+    /// Performs what the search indexing policy asks of the mirror, telling it what indexing
+    /// covered; returns the event ids indexed.
+    @discardableResult
+    func perform(_ actions: [SearchIndexingAction]) throws -> Int {
+        var covered = 0
+        for action in actions {
+            switch action {
+            case .setMerging(let merging):
+                try store.setSearchIndexMerging(merging)
+            case .indexPending(let limit):
+                let indexed = try store.indexPendingSearchText(atMost: limit ?? .max)
+                covered += indexed
+                try perform(indexing.indexed(indexed, limit: limit))
+            case .merge:
+                try store.mergeSearchIndex()
+            }
+        }
+        return covered
+    }
+
+    /// Writes with `commit`'s indexing mode, performing what the policy asks before and after it.
+    func write<T>(indexing commit: SearchIndexingPolicy<EngineClock.Instant>.Commit, _ write: (SearchIndexingMode) throws -> T) throws -> T {
+        try perform(commit.before)
+        let result = try write(commit.mode)
+        try perform(commit.after)
+        return result
     }
 
     /// How long the mirror's change log keeps what followers in other processes read.

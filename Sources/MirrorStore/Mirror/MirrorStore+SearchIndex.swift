@@ -124,7 +124,7 @@ extension MirrorStore {
 
 /// Whether a write indexes its events for search with its commit, or puts them off to a later
 /// `indexPendingSearchText()`: for a long catch-up or a burst, where indexing in a few large steps
-/// costs less than with each transaction (the engine's `SearchIndexing` decides).
+/// costs less than with each transaction (the writer's policy decides).
 public enum SearchIndexingMode: Sendable, Equatable {
     /// With the commit, after the events put off before them (at most `searchIndexingPerWrite` of those).
     case withCommit
