@@ -316,7 +316,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "tools/bench/sync",
-            exclude: ["sqlite-baseline.py"]
+            exclude: ["sqlite-baseline.py", "sqlite-schema-floor.py"]
         ),
         .executableTarget(
             name: "oa-burst-bench",

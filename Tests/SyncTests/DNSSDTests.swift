@@ -40,7 +40,7 @@ struct DNSSDTests {
     @Test("a wss:// simulator advertises its pin: discovered with it, synced with over TLS, the pin checked and remembered")
     func advertisedTLSBridge() async throws {
         let namespace = try await AvahiNamespace()
-        let certificate = try await SecureBridgeTests.Certificate(named: "advertised", in: namespace.directory)
+        let certificate = try await TestCertificate(named: "advertised", in: namespace.directory)
         let simulator = try await SimulatorProcess(flavor: "cursor", database: SimulatorProcess.sampleDatabase(in: namespace.directory),
                                              extraArguments: ["--advertise", "TLS Desktop", "--tls-cert", certificate.certificate,
                                                               "--tls-key", certificate.key], namespace: namespace)

@@ -128,102 +128,11 @@ struct InProcessEngineTests {
         #expect(histories.first?.cursor == 51)
     }
 
-    @Test("stock: a refetch never deletes what the desktop pruned or deleted; it marks it, and new events follow")
-    func stockArchive() async throws {
-        let directory = try TemporaryDirectory()
-        let mirror = directory.path("mirror.sqlite")
-        let desktop = ScriptedDesktop(flavor: .stock)
-        for index in 1...60 { await desktop.store(session: "PRUNED", text: "event \(index)") }
-        for index in 1...3 { await desktop.store(session: "DELETED", text: "doomed \(index)") }
-        let first = try engine(mirror, [desktop])
-        #expect(try await first.syncOnce().eventsWritten == 63)
-        await first.finish()
-
-        await desktop.prune(session: "PRUNED", oldest: 25)
-        for index in 61...64 { await desktop.store(session: "PRUNED", text: "event \(index)") }
-        await desktop.delete(session: "DELETED")
-        let second = try engine(mirror, [desktop])
-        let report = try await second.syncOnce()
-        await second.finish()
-        #expect(report.eventsWritten == 4 && report.eventsGone == 25 && report.sessionsGone == 1)
-
-        let store = try MirrorStore(path: mirror, mode: .readOnly)
-        let pruned = try store.timeline(sessionID: "PRUNED")
-        #expect(pruned.map(\.text) == (1...64).map { "event \($0)" })
-        #expect(pruned.filter { $0.goneAt != nil }.map(\.text) == (1...25).map { "event \($0)" })
-        #expect(try store.timeline(sessionID: "DELETED").count == 3)
-        #expect(try store.session(id: "DELETED")?.goneAt != nil)
-    }
-
-    @Test("prompts: a refused one is marked failed; one whose answer is lost goes back to the queue (cursor) or waits unconfirmed (stock)",
-          arguments: [true, false])
-    func outbox(cursor: Bool) async throws {
-        let directory = try TemporaryDirectory()
-        let mirror = directory.path("mirror.sqlite")
-        let desktop = ScriptedDesktop(flavor: cursor ? .cursor(version: 2) : .stock)
-        await desktop.store(session: "S", text: "hello")
-        await desktop.store(session: "T", text: "hello")
-        let first = try engine(mirror, [desktop])
-        _ = try await first.syncOnce()
-        await first.finish()
-
-        let store = try MirrorStore(path: mirror)
-        try queuePrompt(store, session: "S", text: "please refuse this")
-        try queuePrompt(store, session: "T", text: "accepted")
-        await desktop.refusePrompts(containing: "refuse")
-        let second = try engine(mirror, [desktop])
-        let report = try await second.syncOnce()
-        await second.finish()
-        #expect(report.promptsFailed == 1 && report.promptsSent == 1)
-        #expect(try store.outboxItems().map(\.state) == [.failed, .sent])
-
-        try queuePrompt(store, session: "T", text: "answer lost")
-        await desktop.dropBeforeAnsweringPrompts(true)
-        let third = try engine(mirror, [desktop])
-        await #expect(throws: BridgeError.self) { try await third.syncOnce() }
-        await third.finish()
-        #expect(try store.outboxItems().last?.state == (cursor ? .queued : .unconfirmed))
-
-        await desktop.dropBeforeAnsweringPrompts(false)
-        let fourth = try engine(mirror, [desktop])
-        _ = try await fourth.syncOnce()
-        await fourth.finish()
-        #expect(try store.outboxItems().last?.state == (cursor ? .sent : .unconfirmed))
-        #expect(await desktop.prompts.filter { $0.text == "answer lost" }.count == 1, "received once, a resend de-duplicated")
-    }
-
-    @Test("a certificate is trusted on first use and remembered; another one is refused before anything is written")
-    func certificatePins() async throws {
-        let directory = try TemporaryDirectory()
-        let mirror = directory.path("mirror.sqlite")
-        let desktop = ScriptedDesktop(flavor: .cursor(version: 2))
-        let original = try #require(CertificatePin(parsing: String(repeating: "ab", count: 32)))
-        await desktop.present(certificate: original)
-        await desktop.store(session: "S", text: "first")
-        let noticed = Notices()
-        let first = try engine(mirror, [desktop], observer: noticed.record)
-        _ = try await first.syncOnce()
-        await first.finish()
-        #expect(noticed.trusted == [original])
-        #expect(try MirrorStore(path: mirror, mode: .readOnly).rememberedPin(forBridge: "scripted:") == original.hex)
-
-        await desktop.present(certificate: CertificatePin(parsing: String(repeating: "cd", count: 32)))
-        await desktop.store(session: "S", text: "second")
-        let second = try engine(mirror, [desktop])
-        await #expect { try await second.syncOnce() } throws: { error in
-            if case BridgeError.certificateMismatch = error { return true }
-            return false
-        }
-        await second.finish()
-        #expect(try MirrorStore(path: mirror, mode: .readOnly).counts().events == 1, "nothing of the other certificate's bridge")
-    }
-
     // MARK: Helpers
 
     /// An engine following `desktops`, named `names` (else `scripted`, `scripted-2`, …).
     private func engine(_ mirror: String, _ desktops: [ScriptedDesktop], names: [String]? = nil, changesPageSize: Int = 2000,
-                        eventsPerTransaction: Int = 20_000, liveBatchLimit: Int = 4096,
-                        observer: @escaping @Sendable (String, SyncEvent) -> Void = { _, _ in }) throws -> SyncEngine<ContinuousClock> {
+                        eventsPerTransaction: Int = 20_000, liveBatchLimit: Int = 4096) throws -> SyncEngine<ContinuousClock> {
         let targets = desktops.enumerated().map { index, desktop in
             BridgeTarget(
                 configuration: SyncConfiguration(
@@ -235,17 +144,6 @@ struct InProcessEngineTests {
                 connector: ScriptedConnector(desktop: desktop)
             )
         }
-        return try SyncEngine(mirrorPath: mirror, bridges: targets, observer: observer)
-    }
-}
-
-/// The certificates the engine said it trusted on first use, for the tests to read.
-private final class Notices: Sendable {
-    private let state = Mutex<[CertificatePin]>([])
-
-    var trusted: [CertificatePin] { state.withLock { $0 } }
-
-    func record(_ desktop: String, _ event: SyncEvent) {
-        if case .certificateTrusted(let pin) = event { state.withLock { $0.append(pin) } }
+        return try SyncEngine(mirrorPath: mirror, bridges: targets)
     }
 }

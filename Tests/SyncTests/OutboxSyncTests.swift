@@ -85,24 +85,6 @@ struct OutboxSyncTests {
         }
     }
 
-    @Test("a refused prompt is marked failed with the bridge's message, and holds back its session")
-    func refusedPrompt() async throws {
-        let directory = try TemporaryDirectory()
-        let (simulator, mirror) = try await mirroredSample("stock", in: directory)
-        let session = try #require(try MirrorStore(path: mirror, mode: .readOnly).sessions(limit: 1).first?.sessionID)
-        do {
-            let store = try MirrorStore(path: mirror)
-            try store.enqueuePrompt(sessionID: session, text: "", clientMessageID: "empty")
-            try queuePrompt(store, session: session, text: "after the empty one")
-        }
-        let outcome = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--once"])
-        #expect(outcome.status == 4, "prompts not delivered are reported by the exit code")
-        #expect(outcome.standardError.contains("1 prompt(s) refused"))
-        let items = try MirrorStore(path: mirror, mode: .readOnly).outboxItems()
-        #expect(items.map(\.state) == [.failed, .queued])
-        #expect(items[0].lastError == "Empty prompt")
-    }
-
     @Test("a prompt for a session made offline creates the session, then goes to it")
     func sessionMadeOffline() async throws {
         let directory = try TemporaryDirectory()

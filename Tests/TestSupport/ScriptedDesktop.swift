@@ -44,8 +44,6 @@ public actor ScriptedDesktop {
     public private(set) var offersMaxBytes = false
     /// Connections opened so far.
     public private(set) var connectionsOpened = 0
-    /// Prompts whose text holds this are refused (-32602), as a desktop refuses a bad prompt.
-    public private(set) var refusesPromptsContaining: String?
     /// When set, a prompt is received, but every connection drops before its answer is sent.
     public private(set) var dropsBeforeAnsweringPrompts = false
     /// The certificate a `wss://` desktop presents (nil: plain `ws://`).
@@ -112,11 +110,6 @@ public actor ScriptedDesktop {
         events = []
         nextSeq = 1
         dropConnections()
-    }
-
-    /// Prompts holding `text` will be refused.
-    public func refusePrompts(containing text: String?) {
-        refusesPromptsContaining = text
     }
 
     /// Whether prompts lose their answer (every connection drops once one is received).
@@ -207,8 +200,8 @@ public actor ScriptedDesktop {
     }
 
     func prompt(sessionID: String, text: String, clientMessageID: String?) throws -> PromptAccepted {
-        if let refused = refusesPromptsContaining, text.contains(refused) {
-            throw BridgeError.server(method: BridgeMethod.sessionPrompt, error: JSONRPCError(code: -32602, message: "Invalid session/prompt parameters"))
+        guard !text.isEmpty else {
+            throw BridgeError.server(method: BridgeMethod.sessionPrompt, error: JSONRPCError(code: -32602, message: "Empty prompt"))
         }
         let duplicate = clientMessageID.map { id in prompts.contains { $0.clientMessageID == id } } ?? false
         if !duplicate { prompts.append((sessionID, text, clientMessageID)) }

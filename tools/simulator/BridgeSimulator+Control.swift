@@ -45,6 +45,9 @@ extension BridgeSimulator {
         case "_sim/close_after_frames":
             closeAfterFrames = params["frames"]?.int64Value.map(Int.init)
             return [:]
+        case "_sim/drop_before_answering_prompts":
+            dropsBeforeAnsweringPrompts = params["drops"]?.boolValue ?? true
+            return [:]
         case "_sim/set_frame_size":
             largeMessages = SimulatorConnection.LargeMessages(frameSize: params["bytes"]?.int64Value.map(Int.init),
                                                               dropAfterFrames: params["drop_after_frames"]?.int64Value.map(Int.init))

@@ -15,6 +15,8 @@ actor BridgeSimulator {
     var refuseUntil: ContinuousClock.Instant?
     var replyDelay: Duration = .zero
     var closeAfterFrames: Int?
+    /// Each prompt is taken, then its connection dropped before the answer (`_sim/drop_before_answering_prompts`).
+    var dropsBeforeAnsweringPrompts = false
     var largeMessages = SimulatorConnection.LargeMessages()
     var prompts: [JSONValue] = []
     /// The `client_info` of every `initialize`, in arrival order (`_sim/clients`).
@@ -165,7 +167,12 @@ actor BridgeSimulator {
         case BridgeMethod.sessionNew:
             return try newSession(mode: "codex", id: UUID().uuidString)
         case BridgeMethod.sessionPrompt:
-            return try prompt(params)
+            let answer = try prompt(params)
+            guard !dropsBeforeAnsweringPrompts else {
+                connection.drop()
+                return nil
+            }
+            return answer
         case BridgeMethod.sessionCancel:
             guard params["session_id"]?.stringValue != nil else { throw JSONRPCError(code: -32602, message: "Missing required parameter: session_id") }
             return JSONWriter.bytes(of: ["status": "no_active_session"])

@@ -10,8 +10,8 @@ import Testing
 func followedAtOnceScenario(_ place: DesktopPlace) async throws {
     let directory = try TemporaryDirectory()
     let mirror = directory.path("mirror.sqlite")
-    let work = try await place.desktop("work", cursorVersion: 2, in: directory)
-    let home = try await place.desktop("home", cursorVersion: 1, in: directory)
+    let work = try await place.desktop("work", .cursor(version: 2), in: directory)
+    let home = try await place.desktop("home", .cursor(version: 1), in: directory)
     for session in 0..<5 { try await work.store(session: "work-\(session)", texts: (0..<300).map { "work \(session) \($0) " }) }
     for session in 0..<4 { try await home.store(session: "home-\(session)", texts: (0..<200).map { "home \(session) \($0) " }) }
     try await FollowedDesktops.following([("work", work), ("home", home)], mirror: mirror) {

@@ -8,7 +8,7 @@ import Testing
 func reinstallScenario(_ place: DesktopPlace, cursorVersion version: Int) async throws {
     let directory = try TemporaryDirectory()
     let mirror = directory.path("mirror.sqlite")
-    let desktop = try await place.desktop("desk", cursorVersion: version, in: directory)
+    let desktop = try await place.desktop("desk", .cursor(version: version), in: directory)
     for session in 0..<4 { try await desktop.store(session: "before-\(session)", texts: (0..<225).map { "before \(session) \($0) " }) }
     #expect(try await desktop.syncOnce(mirror: mirror, name: "desk").eventsWritten == 900)
     let before = try await desktop.history()

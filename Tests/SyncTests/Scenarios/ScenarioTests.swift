@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 /// Each scenario of `Scenarios/`, run in-process: a scripted desktop and the engine in this process.
@@ -8,10 +9,23 @@ struct InProcessScenarioTests {
         try await reinstallScenario(.inProcess, cursorVersion: version)
     }
 
-    @Test("a pruned prefix and a deleted session are kept and marked, while new events still arrive")
-    func prune() async throws {
-        try await pruneScenario(.inProcess)
+    @Test("a pruned prefix and a deleted session are kept and marked, while new events still arrive", arguments: Self.flavors)
+    func prune(flavor: ScriptedDesktop.Flavor) async throws {
+        try await pruneScenario(.inProcess, flavor)
     }
+
+    @Test("prompts: a refused one is marked failed and holds back its session; one whose answer is lost is sent again (cursor) or waits unconfirmed (stock)",
+          arguments: Self.flavors)
+    func outbox(flavor: ScriptedDesktop.Flavor) async throws {
+        try await outboxScenario(.inProcess, flavor)
+    }
+
+    @Test("a certificate trusted on first use and remembered; another refused before anything is written, accepted when pinned")
+    func certificatePins() async throws {
+        try await certificatePinScenario(.inProcess)
+    }
+
+    static let flavors: [ScriptedDesktop.Flavor] = [.stock, .cursor(version: 2)]
 
     @Test("two desktops synced in turns into one mirror: every event of each exactly once", arguments: [1, 2])
     func twoDesktopsInTurns(version: Int) async throws {
@@ -32,9 +46,20 @@ struct EndToEndScenarioTests {
         try await reinstallScenario(.simulator, cursorVersion: version)
     }
 
-    @Test("a pruned prefix and a deleted session are kept and marked, while new events still arrive")
-    func prune() async throws {
-        try await pruneScenario(.simulator)
+    @Test("a pruned prefix and a deleted session are kept and marked, while new events still arrive", arguments: InProcessScenarioTests.flavors)
+    func prune(flavor: ScriptedDesktop.Flavor) async throws {
+        try await pruneScenario(.simulator, flavor)
+    }
+
+    @Test("prompts: a refused one is marked failed and holds back its session; one whose answer is lost is sent again (cursor) or waits unconfirmed (stock)",
+          arguments: InProcessScenarioTests.flavors)
+    func outbox(flavor: ScriptedDesktop.Flavor) async throws {
+        try await outboxScenario(.simulator, flavor)
+    }
+
+    @Test("a certificate trusted on first use and remembered; another refused before anything is written, accepted when pinned")
+    func certificatePins() async throws {
+        try await certificatePinScenario(.simulator)
     }
 
     @Test("two desktops synced in turns into one mirror: every event of each exactly once", arguments: [1, 2])

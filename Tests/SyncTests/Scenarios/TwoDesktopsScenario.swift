@@ -8,8 +8,8 @@ import Testing
 func twoDesktopsInTurnsScenario(_ place: DesktopPlace, cursorVersion version: Int) async throws {
     let directory = try TemporaryDirectory()
     let mirror = directory.path("mirror.sqlite")
-    let work = try await place.desktop("work", cursorVersion: version, in: directory)
-    let home = try await place.desktop("home", cursorVersion: version, in: directory)
+    let work = try await place.desktop("work", .cursor(version: version), in: directory)
+    let home = try await place.desktop("home", .cursor(version: version), in: directory)
     for session in 0..<5 { try await work.store(session: "work-\(session)", texts: (0..<180).map { "work \(session) \($0) " }) }
     for session in 0..<4 { try await home.store(session: "home-\(session)", texts: (0..<100).map { "home \(session) \($0) " }) }
     for round in 0..<3 {
