@@ -1,8 +1,7 @@
 import Bridge
 import Foundation
 import MirrorStore
-import SyncEngine
-import Synchronization
+@testable import SyncEngine
 import TestSupport
 import Testing
 
@@ -10,17 +9,18 @@ import Testing
 /// `BridgeConnection` protocol: no socket, no simulator, every step under the test's control.
 @Suite("Sync engine in-process", .endsWithin(.seconds(180)))
 struct InProcessEngineTests {
-    @Test("catch-up, then a live burst through a small buffer: the bound holds, nothing is lost, order is kept")
+    @Test("catch-up, then a live burst through a small buffer: the bound holds, nothing is lost, order is kept; search indexing waits for the burst's interval on the engine's clock")
     func burstThroughSmallBuffer() async throws {
         let directory = try TemporaryDirectory()
         let mirror = directory.path("mirror.sqlite")
         let desktop = ScriptedDesktop(flavor: .cursor(version: 2), notificationLimit: 8)
         for index in 0..<2_000 { await desktop.store(session: "S\(index % 3)", text: "history \(index) ") }
-        let engine = try engine(mirror, [desktop], changesPageSize: 300, eventsPerTransaction: 700, liveBatchLimit: 64)
+        let clock = TestClock()
+        let engine = try engine(mirror, [desktop], changesPageSize: 300, eventsPerTransaction: 700, liveBatchLimit: 64, clock: clock)
         let reader = try MirrorStore(path: mirror, mode: .readOnly)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
-            try await waitFor("the history cursor to reach 2000", timeout: .seconds(120), look: { try reader.historyCursor() }, until: { $0 == 2_000 })
+            try await waitFor("the history cursor to reach 2000", look: { try reader.historyCursor() }, until: { $0 == 2_000 })
 
             // A burst far larger than the buffer: each send waits while 8 are waiting.
             for index in 0..<5_000 { await desktop.store(session: "S\(index % 3)", text: "live \(index) ") }
@@ -29,11 +29,17 @@ struct InProcessEngineTests {
             // Chunks of a stream, each with its spaces, as a model sends them.
             await desktop.store(session: "S0", text: "never announced ", announced: false)
             await desktop.store(session: "S0", text: "announced after a gap ")
-            try await waitFor("the history cursor to reach 7002, past the gap", timeout: .seconds(120), look: { try reader.historyCursor() },
-                              until: { $0 == 7_002 })
+            try await waitFor("the history cursor to reach 7002, past the gap", look: { try reader.historyCursor() }, until: { $0 == 7_002 })
             #expect(await desktop.changesAskedSince.contains(7_000))
-            // Indexing for search, put off during the burst, catches up once it is over.
-            try await waitFor("the search index to reach 7002", timeout: .seconds(120), look: { try reader.searchIndexedUpTo() }, until: { $0 == 7_002 })
+            // The engine's clock has not moved: the burst is still recent, and what it put off waits.
+            #expect(try reader.searchIndexedUpTo() < 7_002, "search indexing put off while the burst settles")
+            // Time passes on the engine's clock only: the live loop's ticks index what waits once
+            // an indexing interval of the burst has passed.
+            try await clock.passingTime {
+                try await waitFor("the search index to reach 7002", look: { try reader.searchIndexedUpTo() }, until: { $0 == 7_002 })
+            }
+            #expect(clock.now.offset >= SearchIndexingPolicy<TestClock.Instant>.burstIndexingInterval,
+                    "not before an indexing interval passed on the engine's clock")
             group.cancelAll()
         }
         await engine.finish()
@@ -130,9 +136,10 @@ struct InProcessEngineTests {
 
     // MARK: Helpers
 
-    /// An engine following `desktops`, named `names` (else `scripted`, `scripted-2`, …).
+    /// An engine following `desktops`, named `names` (else `scripted`, `scripted-2`, …), on
+    /// `clock` (one that stands still unless the test moves it).
     private func engine(_ mirror: String, _ desktops: [ScriptedDesktop], names: [String]? = nil, changesPageSize: Int = 2000,
-                        eventsPerTransaction: Int = 20_000, liveBatchLimit: Int = 4096) throws -> SyncEngine<ContinuousClock> {
+                        eventsPerTransaction: Int = 20_000, liveBatchLimit: Int = 4096, clock: TestClock = TestClock()) throws -> SyncEngine<TestClock> {
         let targets = desktops.enumerated().map { index, desktop in
             BridgeTarget(
                 configuration: SyncConfiguration(
@@ -144,6 +151,6 @@ struct InProcessEngineTests {
                 connector: ScriptedConnector(desktop: desktop)
             )
         }
-        return try SyncEngine(mirrorPath: mirror, bridges: targets)
+        return try SyncEngine(mirrorPath: mirror, bridges: targets, clock: clock)
     }
 }

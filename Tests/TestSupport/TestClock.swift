@@ -78,4 +78,21 @@ public final class TestClock: Clock, Sendable {
         }
         try Task.checkCancellation()
     }
+
+    /// Runs `body` while time passes on this clock as soon as anything sleeps on it: each
+    /// millisecond of the wall, the clock moves to the earliest deadline of the sleeps under way.
+    /// For code that sleeps on its own (backoff, tickers) while the test waits for what it brings
+    /// about: a backoff of hours takes a millisecond, and no sleep is cut short of its deadline.
+    public func passingTime<T>(during body: () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    if let next = self.nextDeadline { self.advance(to: next) }
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
 }

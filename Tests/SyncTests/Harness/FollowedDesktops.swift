@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// Desktops followed at once by one engine in this process, or by one `oa-sync`, for the scope of
-/// a body: the engine's run is a child task of the scope, cancelled and finished at its end;
+/// a body: the engine's run (on a `TestClock` that passes time whenever the engine sleeps on it) is
+/// a child task of the scope, cancelled and finished at its end;
 /// `oa-sync` is told to end (and must end well) or, when the body throws, ended.
 enum FollowedDesktops {
     static func following<T>(_ desktops: [(name: String, desktop: any DesktopUnderTest)], mirror: String,
@@ -23,15 +24,19 @@ enum FollowedDesktops {
                 throw error
             }
         }
+        // The engine's time is a test clock that moves whenever the engine sleeps on it: its own
+        // backoff (seconds to hours) takes no wall time.
+        let clock = TestClock()
         let engine = try SyncEngine(mirrorPath: mirror, bridges: scripted.map { named in
-            BridgeTarget(configuration: SyncConfiguration(bridgeURL: "scripted:", desktopName: named.name,
-                                                          backoff: BackoffPolicy(initial: .milliseconds(5), cap: .milliseconds(50))),
+            BridgeTarget(configuration: SyncConfiguration(bridgeURL: "scripted:", desktopName: named.name),
                          connector: ScriptedConnector(desktop: named.desktop))
-        })
-        let result = try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await engine.run() }
-            defer { group.cancelAll() }
-            return try await body()
+        }, clock: clock)
+        let result = try await clock.passingTime {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.run() }
+                defer { group.cancelAll() }
+                return try await body()
+            }
         }
         await engine.finish()
         return result

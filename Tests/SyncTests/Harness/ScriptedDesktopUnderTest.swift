@@ -6,7 +6,8 @@ import SyncEngine
 import TestSupport
 import Testing
 
-/// A scripted desktop, followed by an engine in this process.
+/// A scripted desktop, followed by an engine in this process; a sync once runs on a `TestClock`
+/// that stands still (nothing in it waits on time).
 struct ScriptedDesktopUnderTest: DesktopUnderTest {
     let desktop: ScriptedDesktop
 
@@ -60,6 +61,7 @@ struct ScriptedDesktopUnderTest: DesktopUnderTest {
         let engine = try SyncEngine(
             mirrorPath: mirror,
             configuration: SyncConfiguration(bridgeURL: "scripted:", desktopName: name, clientOptions: options),
+            clock: TestClock(),
             connector: ScriptedConnector(desktop: desktop),
             observer: { _, event in
                 switch event {
