@@ -4,9 +4,10 @@ import Testing
 /// Each scenario of `Scenarios/`, run in-process: a scripted desktop and the engine in this process.
 @Suite("Scenarios, in-process", .endsWithin(.seconds(180)))
 struct InProcessScenarioTests {
-    @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (version 1: marked gone)", arguments: [1, 2])
-    func reinstall(version: Int) async throws {
-        try await reinstallScenario(.inProcess, cursorVersion: version)
+    @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (marked gone unless the bridge names it)",
+          arguments: InProcessScenarioTests.allFlavors)
+    func reinstall(flavor: ScriptedDesktop.Flavor) async throws {
+        try await reinstallScenario(.inProcess, flavor)
     }
 
     @Test("a pruned prefix and a deleted session are kept and marked, while new events still arrive", arguments: Self.flavors)
@@ -26,6 +27,7 @@ struct InProcessScenarioTests {
     }
 
     static let flavors: [ScriptedDesktop.Flavor] = [.stock, .cursor(version: 2)]
+    static let allFlavors: [ScriptedDesktop.Flavor] = [.stock, .cursor(version: 1), .cursor(version: 2)]
 
     @Test("two desktops synced in turns into one mirror: every event of each exactly once", arguments: [1, 2])
     func twoDesktopsInTurns(version: Int) async throws {
@@ -41,9 +43,10 @@ struct InProcessScenarioTests {
 /// The smoke set of `Scenarios/`, end to end: the bridge simulator over loopback and `oa-sync`.
 @Suite("Scenarios, end to end", .startsPrograms(endsWithin: .seconds(300)))
 struct EndToEndScenarioTests {
-    @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (version 1: marked gone)", arguments: [1, 2])
-    func reinstall(version: Int) async throws {
-        try await reinstallScenario(.simulator, cursorVersion: version)
+    @Test("a reinstalled desktop is mirrored whole; the earlier history is kept (marked gone unless the bridge names it)",
+          arguments: InProcessScenarioTests.allFlavors)
+    func reinstall(flavor: ScriptedDesktop.Flavor) async throws {
+        try await reinstallScenario(.simulator, flavor)
     }
 
     @Test("a pruned prefix and a deleted session are kept and marked, while new events still arrive", arguments: InProcessScenarioTests.flavors)
