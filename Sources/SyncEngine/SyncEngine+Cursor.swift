@@ -79,7 +79,7 @@ extension SyncEngine {
     /// desktop no longer has (sessions it does not list, the oldest events of those whose count
     /// fell); returns how many sessions it lists.
     private func reviewSessions(_ client: any BridgeConnection, history: HistoryKey, _ link: BridgeLink) async throws -> Int {
-        let listedAt = MirrorClock.system.now()
+        let listedAt = store.clock.now()
         let listed = try await listSessions(client)
         try store.upsertSessions(listed, history: history)
         let goneSessions = try store.markUnlistedSessionsGone(history: history, listed: listed.map(\.sessionID), listedSince: listedAt)

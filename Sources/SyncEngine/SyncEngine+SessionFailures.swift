@@ -28,7 +28,7 @@ extension SyncEngine {
     /// counted among the report's failures).
     func isPutOff(_ sessionID: String, _ link: BridgeLink) throws -> Bool {
         guard let failure = try store.sessionFailure(sessionID),
-              machines[link.id].putsOff(failure, mirrorNow: MirrorClock.system.now()) else { return false }
+              machines[link.id].putsOff(failure, mirrorNow: store.clock.now()) else { return false }
         note(failure, link)
         return true
     }

@@ -14,7 +14,7 @@ extension SyncEngine {
     /// than that, is no longer on the desktop, and is marked so.
     func catchUpByTimelines(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
         let history = machines[link.id].history
-        let listedAt = MirrorClock.system.now()
+        let listedAt = store.clock.now()
         let recent = try await client.recentSessions()
         try store.upsertSessions(recent.map {
             SessionRecord(sessionID: $0.sessionID, lastTS: $0.lastTS, serverEventCount: $0.messageCount)

@@ -45,17 +45,20 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
     /// - Parameters:
     ///   - mirrorPath: the mirror file (created and migrated if needed).
     ///   - bridges: the bridges to follow (at least one), each with its own configuration.
-    ///   - clock: the engine's time.
+    ///   - clock: the engine's time, for its decisions.
+    ///   - wallClock: the time of the records it writes in the mirror (when a session was listed,
+    ///     when a failed one is retried): wall time, which outlives the process.
     ///   - observer: told of each bridge's state changes, progress and problems, from the
     ///     engine's executor, with the bridge's desktop name.
     public init(
         mirrorPath: String,
         bridges: [BridgeTarget],
         clock: EngineClock,
+        wallClock: MirrorClock = .system,
         logger: Logger = Logger(label: "openagents.sync"),
         observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
     ) throws {
-        store = try MirrorStore(path: mirrorPath)
+        store = try MirrorStore(path: mirrorPath, clock: wallClock)
         self.clock = clock
         checkpointer = WALCheckpointer(path: mirrorPath)
         links = bridges.enumerated().map { BridgeLink(id: $0.offset, configuration: $0.element.configuration, connector: $0.element.connector) }
@@ -69,6 +72,7 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
         mirrorPath: String,
         configuration: SyncConfiguration,
         clock: EngineClock,
+        wallClock: MirrorClock = .system,
         logger: Logger = Logger(label: "openagents.sync"),
         connector: (any BridgeConnector)? = nil,
         observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
@@ -76,7 +80,7 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
         let connector = connector
             ?? WebSocketBridgeConnector(url: configuration.bridgeURL, options: configuration.clientOptions, logger: logger)
         try self.init(mirrorPath: mirrorPath, bridges: [BridgeTarget(configuration: configuration, connector: connector)],
-                      clock: clock, logger: logger, observer: observer)
+                      clock: clock, wallClock: wallClock, logger: logger, observer: observer)
     }
 
     // MARK: Running

@@ -32,7 +32,8 @@ public final class MirrorStore {
     public let database: Database
     /// The mirror's file.
     public var path: String { database.path }
-    let clock: MirrorClock
+    /// The wall clock of the times the mirror records (a writer stamps its own records by it too).
+    public let clock: MirrorClock
 
     /// Opens the mirror at `path`.
     ///
