@@ -480,7 +480,7 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
 
 /// The engine of the programs, on the system's continuous clock.
 extension SyncEngine where EngineClock == ContinuousClock {
-    /// An engine following `bridges`, as `init(mirrorPath:bridges:clock:logger:observer:)` makes it.
+    /// An engine following `bridges`, as `init(mirrorPath:bridges:clock:wallClock:logger:observer:)` makes it.
     public init(
         mirrorPath: String,
         bridges: [BridgeTarget],
@@ -490,7 +490,7 @@ extension SyncEngine where EngineClock == ContinuousClock {
         try self.init(mirrorPath: mirrorPath, bridges: bridges, clock: ContinuousClock(), logger: logger, observer: observer)
     }
 
-    /// An engine for one bridge, as `init(mirrorPath:configuration:clock:logger:connector:observer:)` makes it.
+    /// An engine for one bridge, as `init(mirrorPath:configuration:clock:wallClock:logger:connector:observer:)` makes it.
     public init(
         mirrorPath: String,
         configuration: SyncConfiguration,

@@ -45,4 +45,26 @@ struct EngineClockTests {
         await engine.finish()
         #expect(ContinuousClock.now - wallStarted < .seconds(60))
     }
+
+    @Test("the mirror's records are stamped by the wall clock the engine is given: sessions no longer listed, the desktop's status")
+    func recordsTakeTheWallClockGiven() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let desktop = ScriptedDesktop(flavor: .stock)
+        await desktop.store(session: "KEPT", text: "kept ")
+        await desktop.store(session: "DELETED", text: "doomed ")
+        let wallNow = Int64(1_900_000_000_000)
+        for round in 0..<2 {
+            if round == 1 { await desktop.delete(session: "DELETED") }
+            let engine = try SyncEngine(
+                mirrorPath: mirror, configuration: SyncConfiguration(bridgeURL: "scripted:", desktopName: "scripted"),
+                clock: TestClock(), wallClock: MirrorClock { wallNow + Int64(round) }, connector: ScriptedConnector(desktop: desktop)
+            )
+            _ = try await engine.syncOnce()
+            await engine.finish()
+        }
+        let store = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try store.session(id: "DELETED")?.goneAt == wallNow + 1, "marked gone when it was found unlisted, by the clock given")
+        #expect(try store.desktopStatuses().first?.lastSuccessAt == wallNow + 1)
+    }
 }

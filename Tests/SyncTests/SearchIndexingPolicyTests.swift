@@ -47,7 +47,7 @@ struct SearchIndexingPolicyTests {
         }
     }
 
-    @Test("bursts index at most once each interval, nothing is indexed with its commit during one, and once it is over what waits is indexed and merging restored")
+    @Test("bursts index at most once each interval, nothing is indexed with its commit during one or a catch-up, and once it is over what waits is indexed, merged, and merging restored")
     func generatedSequences() {
         for seed in UInt64(1)...2000 {
             var random = SplitMix64(seed: seed)
@@ -55,40 +55,82 @@ struct SearchIndexingPolicyTests {
             var index = IndexModel()
             var now = TestClock().now
             var lastBurstBatch: TestClock.Instant?
-            for _ in 0..<Int(random.next() % 200) {
+            var catchUp: (commits: Int, written: Int)?
+            var owesMerge = false
+            func inBurst() -> Bool { lastBurstBatch.map { $0.duration(to: now) < Policy.burstSettlingTime } ?? false }
+            /// A run's burst indexes once an interval at most (checked at the run's end).
+            func expectIndexingIntervals() {
+                for (earlier, later) in zip(index.indexedAt, index.indexedAt.dropFirst()) {
+                    #expect(earlier.duration(to: later) >= Policy.burstIndexingInterval, "seed \(seed): a burst indexes once an interval")
+                }
+                index.indexedAt = []
+            }
+            for _ in 0..<Int(random.next() % 300) {
                 now = now.advanced(by: .milliseconds(Int64(random.next() % 300)))
                 switch random.next() % 10 {
-                case 0..<6:
+                case 0..<5:
                     let size = Int(1 + random.next() % (random.next() % 4 == 0 ? 2_000 : 40))
                     let moreWaiting = random.next() % 3 == 0
                     if moreWaiting || size >= Policy.burstBatchSize { lastBurstBatch = now }
                     let commit = policy.liveCommit(moreWaiting: moreWaiting, batchSize: size, at: now)
-                    let inBurst = lastBurstBatch.map { $0.duration(to: now) < Policy.burstSettlingTime } ?? false
-                    #expect(!inBurst || commit.mode == .putOff, "seed \(seed): a burst's commit puts indexing off")
+                    #expect(!inBurst() || commit.mode == .putOff, "seed \(seed): a burst's commit puts indexing off")
+                    #expect(catchUp == nil || (commit.mode == .putOff && commit.after.isEmpty), "seed \(seed): live commits wait for a catch-up")
                     index.write(size, commit, policy: &policy, at: now)
-                case 6..<8:
-                    index.perform(policy.tick(notificationsWaiting: Int(random.next() % 2), at: now), policy: &policy, at: now)
-                default:
+                case 5..<7:
+                    let waiting = Int(random.next() % 2)
+                    let actions = policy.tick(notificationsWaiting: waiting, at: now)
+                    #expect(waiting == 0 && catchUp == nil || actions.isEmpty, "seed \(seed): a tick waits for notifications and catch-ups")
+                    index.perform(actions, policy: &policy, at: now)
+                case 7 where catchUp == nil:
+                    if index.merging == .deferred { owesMerge = true }
                     policy.catchUpStarted(mergingLeftDeferred: index.merging == .deferred)
-                    let commits = Int(1 + random.next() % 4)
-                    for commit in 0..<commits {
-                        let prepared = policy.catchUpCommit(at: now)
-                        index.write(500, prepared, policy: &policy, at: now)
-                        #expect(index.merging == (commit > 0 ? .deferred : index.merging), "seed \(seed): merging waits from a catch-up's second commit")
+                    catchUp = (0, 0)
+                case 7, 8:
+                    guard let running = catchUp else { continue }
+                    let merging = index.merging
+                    let commit = policy.catchUpCommit(at: now)
+                    #expect(commit.mode == (inBurst() ? .putOff : .withCommit), "seed \(seed): a catch-up indexes its commits, but not in a burst")
+                    index.write(5_000, commit, policy: &policy, at: now)
+                    #expect(index.merging == (running.commits > 0 ? .deferred : merging), "seed \(seed): merging waits from a catch-up's second commit")
+                    catchUp = (running.commits + 1, running.written + 5_000)
+                default:
+                    guard let running = catchUp else { continue }
+                    if random.next() % 3 == 0 {
+                        // The run stops in its catch-up: a new one knows only what the mirror
+                        // holds (merging deferred, perhaps: its next catch-up merges).
+                        expectIndexingIntervals()
+                        policy = Policy()
+                        lastBurstBatch = nil
+                        owesMerge = false
+                    } else {
+                        policy.catchUpEnded(written: running.written)
+                        if running.commits > 1 { owesMerge = true }
                     }
-                    policy.catchUpEnded(written: commits * 500)
+                    catchUp = nil
                 }
             }
-            for (earlier, later) in zip(index.indexedAt, index.indexedAt.dropFirst()) where earlier != later {
-                #expect(earlier.duration(to: later) >= Policy.burstIndexingInterval, "seed \(seed): a burst indexes once an interval")
+            if let running = catchUp {
+                policy.catchUpEnded(written: running.written)
+                if running.commits > 1 { owesMerge = true }
             }
-            // Quiet: ticks with nothing waiting drain what waits, and merging is as it grows again.
+            if index.merging == .deferred && !owesMerge {
+                // Left deferred by a run stopped in a catch-up: the next run's catch-up, however
+                // small, owes the merge.
+                policy.catchUpStarted(mergingLeftDeferred: true)
+                index.write(1, policy.catchUpCommit(at: now), policy: &policy, at: now)
+                policy.catchUpEnded(written: 1)
+                owesMerge = true
+            }
+            expectIndexingIntervals()
+            // Quiet: ticks with nothing waiting drain what waits, merge what was indexed in bulk,
+            // and merging is as it grows again.
             now = now.advanced(by: Policy.burstSettlingTime)
             for _ in 0...(index.pending / MirrorStore.searchIndexingPerWrite + 1) {
                 index.perform(policy.tick(notificationsWaiting: 0, at: now), policy: &policy, at: now)
                 now = now.advanced(by: .milliseconds(100))
             }
             #expect(index.pending == 0, "seed \(seed): what a burst put off is indexed once it is over")
+            #expect(!owesMerge || index.merges > 0, "seed \(seed): what catch-ups indexed in bulk is merged")
             #expect(index.merging == .asItGrows, "seed \(seed)")
         }
     }

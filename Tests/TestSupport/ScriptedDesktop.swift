@@ -112,7 +112,7 @@ public actor ScriptedDesktop {
         dropConnections()
     }
 
-    /// Whether prompts lose their answer (every connection drops once one is received).
+    /// Whether prompts lose their answer (the connection that sent one drops once it is taken).
     public func dropBeforeAnsweringPrompts(_ drops: Bool) {
         dropsBeforeAnsweringPrompts = drops
     }
@@ -199,14 +199,15 @@ public actor ScriptedDesktop {
         return id
     }
 
-    func prompt(sessionID: String, text: String, clientMessageID: String?) throws -> PromptAccepted {
+    func prompt(sessionID: String, text: String, clientMessageID: String?, from connection: ScriptedConnection) throws -> PromptAccepted {
         guard !text.isEmpty else {
             throw BridgeError.server(method: BridgeMethod.sessionPrompt, error: JSONRPCError(code: -32602, message: "Empty prompt"))
         }
         let duplicate = clientMessageID.map { id in prompts.contains { $0.clientMessageID == id } } ?? false
         if !duplicate { prompts.append((sessionID, text, clientMessageID)) }
         if dropsBeforeAnsweringPrompts {
-            dropConnections()
+            connection.end(reason: "dropped before the answer to the prompt")
+            open.removeValue(forKey: connection.id)
             throw BridgeError.connectionClosed(reason: "dropped before the answer to the prompt")
         }
         return PromptAccepted(status: "started", duplicate: duplicate)
@@ -281,7 +282,7 @@ final class ScriptedConnection: BridgeConnection {
 
     func prompt(sessionID: String, text: String, clientMessageID: String?) async throws -> PromptAccepted {
         try checkOpen()
-        return try await desktop.prompt(sessionID: sessionID, text: text, clientMessageID: clientMessageID)
+        return try await desktop.prompt(sessionID: sessionID, text: text, clientMessageID: clientMessageID, from: self)
     }
 
     func close() async {

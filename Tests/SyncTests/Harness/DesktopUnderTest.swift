@@ -9,7 +9,8 @@ import Testing
 ///
 /// Used by the one task that runs the scenario (the simulator's process handle is not `Sendable`).
 protocol DesktopUnderTest {
-    /// Stores `texts` in `session` as an agent's message chunks, and announces them live.
+    /// Stores `texts` in `session` as an agent's message chunks, and announces them live. (A
+    /// desktop may add updates of its own after a prompt: the simulator's scripted agent replies.)
     func store(session: String, texts: [String]) async throws
     /// Forgets its history, as a reinstalled desktop does: seqs start again from 1, under a new
     /// history id (version 2) or none (version 1).
@@ -62,30 +63,41 @@ struct ReceivedPrompt: Equatable {
 
 /// What one sync with a desktop under test did, as its report (in-process) or its output and
 /// exit code (`oa-sync --once`) say.
-struct SyncOnceOutcome {
+struct SyncOnceOutcome: CustomStringConvertible {
     var eventsWritten = 0
     var sessionsGone = 0
     var eventsGone = 0
+    /// Sessions that could not be mirrored (the others were).
+    var sessionsFailed = 0
     var promptsSent = 0
     var promptsRefused = 0
     var promptsUnconfirmed = 0
     /// It was told that the desktop's history started again.
     var saidHistoryStartedAgain = false
-    /// It said it trusted the desktop's certificate on first use.
-    var saidTrustedOnFirstUse = false
+    /// The certificate it said it trusted on first use, naming the bridge.
+    var trustedOnFirstUse: CertificatePin?
     /// Why it failed, if it did.
     var failure: SyncOnceFailure?
-    /// What it said of a failure or of prompts not delivered: `oa-sync`'s standard error, or the
-    /// message the programs print for the engine's error.
-    var said = ""
+
+    var description: String {
+        "\(eventsWritten) written, gone \(sessionsGone)/\(eventsGone), \(sessionsFailed) failed sessions, prompts "
+            + "\(promptsSent)/\(promptsRefused)/\(promptsUnconfirmed), failure: \(failure.map { "\($0)" } ?? "none")"
+    }
 }
 
-/// Why a sync with a desktop under test failed.
+/// Why a sync with a desktop under test failed, with what it said: `oa-sync`'s standard error, or
+/// the message the programs print for the engine's error.
 enum SyncOnceFailure: Equatable {
     /// The certificate presented is not the one pinned.
-    case certificateMismatch
-    /// Anything else, as said.
-    case other(String)
+    case certificateMismatch(said: String)
+    /// Anything else.
+    case other(said: String)
+
+    var said: String {
+        switch self {
+        case .certificateMismatch(let said), .other(let said): said
+        }
+    }
 }
 
 /// Where a scenario's desktop runs.

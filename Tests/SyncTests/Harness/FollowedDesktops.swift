@@ -24,8 +24,8 @@ enum FollowedDesktops {
                 throw error
             }
         }
-        // The engine's time is a test clock that moves whenever the engine sleeps on it: its own
-        // backoff (seconds to hours) takes no wall time.
+        // The engine's time is a test clock that moves whenever the engine sleeps on it: its
+        // default backoff (0.5 s to 30 s) and its ticks take no wall time.
         let clock = TestClock()
         let engine = try SyncEngine(mirrorPath: mirror, bridges: scripted.map { named in
             BridgeTarget(configuration: SyncConfiguration(bridgeURL: "scripted:", desktopName: named.name),

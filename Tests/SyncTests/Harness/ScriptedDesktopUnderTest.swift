@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// A scripted desktop, followed by an engine in this process; a sync once runs on a `TestClock`
-/// that stands still (nothing in it waits on time).
+/// that passes time whenever the engine sleeps on it.
 struct ScriptedDesktopUnderTest: DesktopUnderTest {
     let desktop: ScriptedDesktop
 
@@ -55,37 +55,39 @@ struct ScriptedDesktopUnderTest: DesktopUnderTest {
     }
 
     func sync(mirror: String, name: String, pin: CertificatePin?) async throws -> SyncOnceOutcome {
-        let said = Mutex((startedAgain: false, trusted: false))
+        let clock = TestClock()
+        let said = Mutex((startedAgain: false, trusted: CertificatePin?.none))
         var options = BridgeClientOptions()
         options.pin = pin
         let engine = try SyncEngine(
             mirrorPath: mirror,
             configuration: SyncConfiguration(bridgeURL: "scripted:", desktopName: name, clientOptions: options),
-            clock: TestClock(),
+            clock: clock,
             connector: ScriptedConnector(desktop: desktop),
             observer: { _, event in
                 switch event {
                 case .historyStartedAgain: said.withLock { $0.startedAgain = true }
-                case .certificateTrusted: said.withLock { $0.trusted = true }
+                case .certificateTrusted(let pin): said.withLock { $0.trusted = pin }
                 default: break
                 }
             }
         )
         var outcome = SyncOnceOutcome()
         do {
-            let report = try await engine.syncOnce()
+            let report = try await clock.passingTime { try await engine.syncOnce() }
             outcome.eventsWritten = report.eventsWritten
             outcome.sessionsGone = report.sessionsGone
             outcome.eventsGone = report.eventsGone
+            outcome.sessionsFailed = report.failedSessions.count
             outcome.promptsSent = report.promptsSent
             outcome.promptsRefused = report.promptsFailed
             outcome.promptsUnconfirmed = report.promptsUnconfirmed
         } catch {
-            if case BridgeError.certificateMismatch = error { outcome.failure = .certificateMismatch } else { outcome.failure = .other("\(error)") }
-            outcome.said = CommandError.message(for: error)
+            let said = CommandError.message(for: error)
+            if case BridgeError.certificateMismatch = error { outcome.failure = .certificateMismatch(said: said) } else { outcome.failure = .other(said: said) }
         }
         await engine.finish()
-        (outcome.saidHistoryStartedAgain, outcome.saidTrustedOnFirstUse) = said.withLock { ($0.startedAgain, $0.trusted) }
+        (outcome.saidHistoryStartedAgain, outcome.trustedOnFirstUse) = said.withLock { ($0.startedAgain, $0.trusted) }
         return outcome
     }
 

@@ -24,13 +24,19 @@ final class SimulatedDesktopUnderTest: DesktopUnderTest {
     private static func start(_ flavor: ScriptedDesktop.Flavor, database: String, certificate: TestCertificate?,
                               port: Int = 0) async throws -> SimulatorProcess {
         var arguments = certificate?.simulatorArguments ?? []
+        let started: SimulatorProcess
         switch flavor {
         case .stock:
-            return try await SimulatorProcess(flavor: "stock", database: database, port: port, extraArguments: arguments)
+            started = try await SimulatorProcess(flavor: "stock", database: database, port: port, extraArguments: arguments)
         case .cursor(let version):
             arguments += ["--history-cursor-version", String(version)]
-            return try await SimulatorProcess(flavor: "cursor", database: database, port: port, extraArguments: arguments)
+            started = try await SimulatorProcess(flavor: "cursor", database: database, port: port, extraArguments: arguments)
         }
+        if let certificate {
+            #expect(started.url.hasPrefix("wss://127.0.0.1:"), "\(started.url)")
+            #expect(started.readyLine.contains(certificate.pin.description), "the simulator shows its pin: \(started.readyLine)")
+        }
+        return started
     }
 
     @discardableResult
@@ -89,11 +95,14 @@ final class SimulatedDesktopUnderTest: DesktopUnderTest {
     var url: String { simulator.url }
 
     func sync(mirror: String, name: String, pin: CertificatePin?) async throws -> SyncOnceOutcome {
-        let pinArguments = pin.map { ["--tls-pin", $0.hex] } ?? []
+        // The colon form, as openssl prints a fingerprint.
+        let pinArguments = pin.map { ["--tls-pin", "sha256:\($0)"] } ?? []
         let run = try await OASyncProcess.run(["--bridge", simulator.url, "--db", mirror, "--name", name, "--once"] + pinArguments)
-        var outcome = SyncOnceOutcome(saidHistoryStartedAgain: run.standardError.contains("started again"),
-                                      saidTrustedOnFirstUse: run.standardError.contains("on first use"))
-        if run.status != 0 { outcome.said = run.standardError }
+        var outcome = SyncOnceOutcome(saidHistoryStartedAgain: run.standardError.contains("started again"))
+        if run.standardError.contains("trusting \(simulator.url) on first use"), let presented = tls?.pin,
+           run.standardError.contains(presented.description) {
+            outcome.trustedOnFirstUse = presented
+        }
         func count(_ pattern: Regex<(Substring, Substring)>, in text: String) -> Int {
             text.firstMatch(of: pattern).flatMap { Int($0.1) } ?? 0
         }
@@ -108,10 +117,12 @@ final class SimulatedDesktopUnderTest: DesktopUnderTest {
         case 4:  // synced, with prompts refused or unconfirmed
             outcome.promptsRefused = count(/(\d+) prompt\(s\) refused/, in: run.standardError)
             outcome.promptsUnconfirmed = count(/(\d+) unconfirmed/, in: run.standardError)
+        case 7:  // synced, but for sessions that could not be mirrored
+            outcome.sessionsFailed = count(/(\d+) session\(s\) could not be mirrored/, in: run.standardError)
         case 5:
-            outcome.failure = .certificateMismatch
+            outcome.failure = .certificateMismatch(said: run.standardError)
         default:
-            outcome.failure = .other("exit \(run.status): \(run.standardError)")
+            outcome.failure = .other(said: "exit \(run.status): \(run.standardError)")
         }
         return outcome
     }

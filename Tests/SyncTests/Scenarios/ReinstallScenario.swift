@@ -29,9 +29,13 @@ func reinstallScenario(_ place: DesktopPlace, _ flavor: ScriptedDesktop.Flavor) 
 
     let store = try MirrorStore(path: mirror, mode: .readOnly)
     #expect(try store.counts().events == before.count + after.count, "nothing of either history lost, nothing twice")
-    let earlier = try store.sessions().filter { $0.sessionID.hasPrefix("before-") }
+    let sessions = try store.sessions()
+    #expect(sessions.count == 7)
+    let earlier = sessions.filter { $0.sessionID.hasPrefix("before-") }
     #expect(earlier.count == 4 && earlier.map(\.localEventCount).reduce(0, +) == 900)
     #expect(earlier.allSatisfy { ($0.goneAt != nil) == !namesHistory }, "its sessions are kept, marked unless the bridge names its history")
+    #expect(sessions.filter { !$0.sessionID.hasPrefix("before-") }.allSatisfy { $0.goneAt == nil && $0.goneEventCount == 0 },
+            "the reinstalled desktop's sessions are on it")
     guard case .cursor = flavor else { return }
     try expectMirrorHolds(before, mirror: mirror, onDesktop: namesHistory)
     try expectMirrorHolds(after, mirror: mirror)
