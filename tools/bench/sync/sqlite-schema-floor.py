@@ -5,7 +5,9 @@ mirror's pragmas and page size, in transactions of 20,000 rows by executemany, i
 order: the events into a table with the events table's definition alone, then with its indexes;
 the entries the same way; the entries' texts into a full-text table defined as the mirror's. The
 floor under `oa-sync-bench`'s ratio that the schema sets (`sqlite-baseline.py` stores the events
-in a plain table and the texts alone). Prints seconds per step. Usage: sqlite-schema-floor.py MIRROR"""
+in a plain table and the texts alone). Then what storing less would cost: the entries of messages
+alone (not of the events that are an entry alone), and the texts into a full-text table of the
+text alone (no kind or session column). Prints seconds per step. Usage: sqlite-schema-floor.py MIRROR"""
 import os, sqlite3, sys, time
 
 mirror = sys.argv[1]
@@ -62,3 +64,8 @@ timed(f"{len(events)} events, with its indexes", event_tables, "events", event_c
 timed(f"{len(entries)} entries, the table alone", entry_tables[:1], "entries", entry_columns, entries)
 timed(f"{len(entries)} entries, with its indexes", entry_tables, "entries", entry_columns, entries)
 timed(f"{len(texts)} entries' texts into the full-text table", [fts], "entries_fts", ["rowid", "text", "kind", "session"], texts)
+messages = [row for row in entries if "chunk" in row[entry_columns.index("kind")]]
+timed(f"{len(messages)} entries of messages alone, with its indexes", entry_tables, "entries", entry_columns, messages)
+text_alone = "CREATE VIRTUAL TABLE entries_fts USING fts5 (text, content = '', tokenize = 'unicode61 remove_diacritics 2')"
+timed(f"{len(texts)} entries' texts into a full-text table of the text alone", [text_alone], "entries_fts", ["rowid", "text"],
+      [row[:2] for row in texts])
