@@ -11,13 +11,17 @@ final class SimulatedDesktopUnderTest: DesktopUnderTest {
     private let directory: TemporaryDirectory
     private var simulator: SimulatorProcess
     private var installs = 1
+    private var certificatesMade = 0
     private var tls: TestCertificate?
 
     init(_ label: String, _ flavor: ScriptedDesktop.Flavor, presentsCertificate: Bool, directory: TemporaryDirectory) async throws {
         self.label = label
         self.flavor = flavor
         self.directory = directory
-        tls = presentsCertificate ? try await TestCertificate(named: "\(label)-certificate-1", in: directory) : nil
+        if presentsCertificate {
+            certificatesMade = 1
+            tls = try await TestCertificate(named: "\(label)-certificate-1", in: directory)
+        }
         simulator = try await Self.start(flavor, database: directory.path("\(label)-1.sqlite"), certificate: tls)
     }
 
@@ -85,7 +89,8 @@ final class SimulatedDesktopUnderTest: DesktopUnderTest {
     func presentAnotherCertificate() async throws -> CertificatePin {
         let port = simulator.port
         try await simulator.stop()
-        let made = try await TestCertificate(named: "\(label)-certificate-\(Int.random(in: 2...Int.max))", in: directory)
+        certificatesMade += 1
+        let made = try await TestCertificate(named: "\(label)-certificate-\(certificatesMade)", in: directory)
         tls = made
         simulator = try await Self.start(flavor, database: simulator.databasePath, certificate: made, port: port)
         return made.pin
