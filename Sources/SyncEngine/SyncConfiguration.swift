@@ -56,7 +56,9 @@ public struct SyncConfiguration: Sendable {
     /// the bytes they hold (`PageSizer`).
     public var changesPageSize: Int
     /// Pages are committed together until a transaction holds about this many events (each
-    /// transaction still holds the cursor that covers its events).
+    /// transaction still holds the cursor that covers its events). A commit writes to the log
+    /// every page of the indexes its events touched: events spread over many sessions touch most
+    /// of them, so fewer, larger transactions write the log less (`docs/benchmarks.md`, issue 34).
     public var eventsPerTransaction: Int
     /// …or about this many bytes of kinds, texts and updates, whichever comes first.
     public var bytesPerTransaction: Int
@@ -81,7 +83,7 @@ public struct SyncConfiguration: Sendable {
         clientOptions: BridgeClientOptions = BridgeClientOptions(),
         backoff: BackoffPolicy = BackoffPolicy(),
         changesPageSize: Int = 2000,
-        eventsPerTransaction: Int = 20_000,
+        eventsPerTransaction: Int = 50_000,
         bytesPerTransaction: Int = 8 << 20,
         refetchAfterQuiet: Duration = .seconds(2),
         outboxPollInterval: Duration = .milliseconds(250),

@@ -61,6 +61,7 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
         store = try MirrorStore(path: mirrorPath, clock: wallClock)
         self.clock = clock
         checkpointer = WALCheckpointer(path: mirrorPath)
+        try store.handCheckpoints(to: checkpointer)
         links = bridges.enumerated().map { BridgeLink(id: $0.offset, configuration: $0.element.configuration, connector: $0.element.connector) }
         machines = bridges.map { LinkMachine(configuration: $0.configuration) }
         self.logger = logger

@@ -189,6 +189,21 @@ public final class MirrorStore {
         #endif
     }
 
+    /// Has `checkpointer` copy the write-ahead log while this store writes: woken after each
+    /// commit that leaves at least `checkpointerWakeBytes` in the log, so that the automatic
+    /// checkpoint a commit runs once the log is large finds little left to copy.
+    public func handCheckpoints(to checkpointer: WALCheckpointer) throws {
+        let pageSize = max(512, Int(try database.scalarInt64("PRAGMA page_size") ?? Int64(Self.pageSize)))
+        let wakePages = Self.checkpointerWakeBytes / pageSize
+        try database.observeCommits { pages in
+            if pages >= wakePages { checkpointer.wake() }
+        }
+    }
+
+    /// The log a commit leaves that wakes the checkpointer: small commits (live updates, one at a
+    /// time) wait for its next round instead of each costing the disk two syncs.
+    static let checkpointerWakeBytes = 1 << 20
+
     /// Copies the write-ahead log into the database file and empties it, so that the file alone
     /// holds everything (for a copy or a backup). Waits for readers to finish with the log.
     public func checkpoint() throws {

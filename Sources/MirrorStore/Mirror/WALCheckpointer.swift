@@ -1,25 +1,30 @@
+import Dispatch
 import Foundation
 import Primitives
 import Synchronization
 
 /// Copies the mirror's write-ahead log into the database file from a thread and connection of
-/// its own (`PRAGMA wal_checkpoint(PASSIVE)` every `interval`), so that the writer never stops to
-/// do it: a checkpoint of tens of megabytes otherwise lands, now and then, in the middle of a
-/// commit the user is waiting for.
+/// its own (`PRAGMA wal_checkpoint(PASSIVE)`), so that the writer never stops to do it: a
+/// checkpoint of tens of megabytes otherwise lands, now and then, in the middle of a commit the
+/// user is waiting for, and a catch-up's commits spent a tenth of their time copying the log and
+/// waiting for the disk (`docs/benchmarks.md`, issue 34).
 ///
-/// A passive checkpoint neither waits for nor blocks readers and writers.
+/// It checkpoints every `interval`, and at once when woken (`wake()`, which the writer's store
+/// calls after a commit that leaves the log large: `MirrorStore.handCheckpoints(to:)`). The
+/// writer's own automatic checkpoint then finds the log copied but for its last commits, and the
+/// log starts over from its beginning. A passive checkpoint neither waits for nor blocks readers
+/// and writers.
 public final class WALCheckpointer: Sendable {
-    private let stopped = StopFlag()
+    private let signals = Signals()
 
-    /// Starts checkpointing the mirror at `path` every `interval`.
+    /// Starts checkpointing the mirror at `path` every `interval`, and whenever woken.
     public init(path: String, interval: Duration = .milliseconds(500)) {
-        let stopped = self.stopped
+        let signals = self.signals
         let pause = interval.seconds
         // The connection is made, used and closed on this thread only.
         let thread = Thread {
             guard let database = try? Database(path: path) else { return }
-            while !stopped.isSet {
-                Thread.sleep(forTimeInterval: pause)
+            while signals.waitForRound(atMost: pause) {
                 try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
             }
         }
@@ -27,9 +32,15 @@ public final class WALCheckpointer: Sendable {
         thread.start()
     }
 
+    /// Asks for a checkpoint now (or right after the one under way). Cheap, never blocks: the
+    /// writer calls it after its commits.
+    public func wake() {
+        signals.wake()
+    }
+
     /// Stops after the checkpoint under way, if any.
     public func stop() {
-        stopped.set()
+        signals.stop()
     }
 
     deinit {
@@ -37,13 +48,27 @@ public final class WALCheckpointer: Sendable {
     }
 }
 
-/// A flag one thread sets and another reads.
-private final class StopFlag: Sendable {
-    private let value = Atomic<Bool>(false)
+/// What the writer and `stop()` tell the checkpointer's thread.
+private final class Signals: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    /// True from a `wake()` until the round it asked for starts.
+    private let woken = Atomic<Bool>(false)
+    private let semaphore = DispatchSemaphore(value: 0)
 
-    var isSet: Bool { value.load(ordering: .acquiring) }
+    func wake() {
+        if !woken.exchange(true, ordering: .acquiringAndReleasing) { semaphore.signal() }
+    }
 
-    func set() {
-        value.store(true, ordering: .releasing)
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        semaphore.signal()
+    }
+
+    /// Waits until woken or `seconds` have passed; false once stopped.
+    func waitForRound(atMost seconds: Double) -> Bool {
+        guard !stopped.load(ordering: .acquiring) else { return false }
+        _ = semaphore.wait(timeout: .now() + seconds)
+        woken.store(false, ordering: .releasing)
+        return !stopped.load(ordering: .acquiring)
     }
 }

@@ -101,6 +101,48 @@ public final class Database {
 
     private var updateHook: UpdateHook?
 
+    /// Calls `observer` after each commit of this connection with the size of the write-ahead log
+    /// in pages (SQLite's WAL hook), on the committing thread; nil removes it. The automatic
+    /// checkpoint, which SQLite runs from the same hook, still runs after it once the log reaches
+    /// `walCheckpointBytes`.
+    public func observeCommits(_ observer: ((_ walPages: Int) -> Void)?) throws {
+        // Once a hook of this connection's is set, the pragma reads 0: the threshold is kept here.
+        let automaticPages: Int32
+        if let commitObserver {
+            automaticPages = commitObserver.automaticCheckpointPages
+        } else {
+            let configured = try scalarInt64("PRAGMA wal_autocheckpoint")
+            automaticPages = Int32(clamping: configured ?? 0)
+        }
+        commitObserver = observer.map { CommitObserver(call: $0, automaticCheckpointPages: automaticPages) }
+        guard let commitObserver else {
+            sqlite3_wal_autocheckpoint(handle, automaticPages)
+            return
+        }
+        sqlite3_wal_hook(handle, { context, connection, schema, pages in
+            guard let context else { return SQLITE_OK }
+            let observer = Unmanaged<CommitObserver>.fromOpaque(context).takeUnretainedValue()
+            observer.call(Int(pages))
+            if observer.automaticCheckpointPages > 0, pages >= observer.automaticCheckpointPages {
+                // What SQLite's own hook does, which this one replaces; its failure is the next one's to find.
+                _ = sqlite3_wal_checkpoint(connection, schema)
+            }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(commitObserver).toOpaque())
+    }
+
+    private final class CommitObserver {
+        let call: (Int) -> Void
+        let automaticCheckpointPages: Int32
+
+        init(call: @escaping (Int) -> Void, automaticCheckpointPages: Int32) {
+            self.call = call
+            self.automaticCheckpointPages = automaticCheckpointPages
+        }
+    }
+
+    private var commitObserver: CommitObserver?
+
     /// Sets how much memory SQLite may keep for this connection's page cache.
     public func setPageCacheSize(kibibytes: Int) throws(SQLiteError) {
         try execute("PRAGMA cache_size = -\(kibibytes)")
@@ -108,6 +150,7 @@ public final class Database {
 
     deinit {
         sqlite3_update_hook(handle, nil, nil)
+        sqlite3_wal_hook(handle, nil, nil)
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
