@@ -23,9 +23,20 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
         private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
 
         mutating func combine(_ bytes: some Sequence<UInt8>) {
-            for byte in bytes {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            var hash = self.hash
+            // A string's UTF-8 in one piece, read as a buffer: a byte at a time through the view's
+            // iterator cost several times as much.
+            let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
+                for byte in buffer { hash = Self.step(hash, byte) }
             }
+            if contiguous == nil {
+                for byte in bytes { hash = Self.step(hash, byte) }
+            }
+            self.hash = hash
+        }
+
+        private static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
+            (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
 
         var value: Int64 { Int64(bitPattern: hash) }
