@@ -90,30 +90,53 @@ public final class BoundedBuffer<Element: Sendable>: Sendable {
             case .refused:
                 return false
             case .full:
-                guard !Task.isCancelled else { return false }
-                let goOn = await withTaskCancellationHandler {
-                    await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                        let resumeNow = state.withLock { state -> Bool? in
-                            // Checked under the lock that `onCancel` takes: a cancellation is
-                            // seen either here or there, never lost in between.
-                            if state.finished || Task.isCancelled { return false }
-                            let hasRoom = state.count < elementLimit && state.bytes + bytes <= byteLimit
-                            if hasRoom || state.count == 0 { return true }
-                            precondition(state.waitingProducer == nil, "BoundedBuffer: one producer at a time")
-                            state.waitingProducer = continuation
-                            return nil
-                        }
-                        if let resumeNow { continuation.resume(returning: resumeNow) }
-                    }
-                } onCancel: {
-                    state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                        defer { state.waitingProducer = nil }
-                        return state.waitingProducer
-                    }?.resume(returning: false)
+                let goOn = await waitAsProducer { state in
+                    state.count == 0 || (state.count < elementLimit && state.bytes + bytes <= byteLimit)
                 }
-                guard goOn, !Task.isCancelled else { return false }
+                guard goOn else { return false }
             }
         }
+    }
+
+    /// Waits until the consumer has taken every element sent. Returns false once the buffer is
+    /// finished or the calling task is cancelled. For a producer that should hold no more than
+    /// one element of its own besides the one waiting: it waits here before preparing the next.
+    @discardableResult
+    public func untilEmpty() async -> Bool {
+        while true {
+            let done = state.withLock { state -> Bool? in
+                if state.finished { return false }
+                return state.count == 0 ? true : nil
+            }
+            if let done { return done }
+            guard await waitAsProducer(until: { $0.count == 0 }) else { return false }
+        }
+    }
+
+    /// Suspends the producer until `ready` holds of the state, checked now and again each time the
+    /// consumer takes; false once the buffer is finished or the task cancelled.
+    private func waitAsProducer(until ready: (State) -> Bool) async -> Bool {
+        guard !Task.isCancelled else { return false }
+        let goOn = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let resumeNow = state.withLock { state -> Bool? in
+                    // Checked under the lock that `onCancel` takes: a cancellation is
+                    // seen either here or there, never lost in between.
+                    if state.finished || Task.isCancelled { return false }
+                    if ready(state) { return true }
+                    precondition(state.waitingProducer == nil, "BoundedBuffer: one producer at a time")
+                    state.waitingProducer = continuation
+                    return nil
+                }
+                if let resumeNow { continuation.resume(returning: resumeNow) }
+            }
+        } onCancel: {
+            state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                defer { state.waitingProducer = nil }
+                return state.waitingProducer
+            }?.resume(returning: false)
+        }
+        return goOn && !Task.isCancelled
     }
 
     /// Up to `limit` elements, oldest first: all that are waiting, or, when none is, the next to

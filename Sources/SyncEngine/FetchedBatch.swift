@@ -65,7 +65,10 @@ struct FetchedBatch: Sendable {
             guard await batches.send(pending, bytes: pending.events.byteCount) else { return false }
             sentCursor = pending.cursor
             pending.events = EventBatch(reservingRowsAndBytesOf: pending.events, upTo: configuration.bytesPerTransaction)
-            return true
+            // The next batch is packed once the writer has taken this one: two batches in memory
+            // (one committed, one packed or waiting), not three. Packing one takes less time than
+            // committing it, so the writer does not wait for it.
+            return await batches.untilEmpty()
         }
         var requests = PageRequests(cursor: since)
         do {

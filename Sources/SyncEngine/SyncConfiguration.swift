@@ -59,6 +59,8 @@ public struct SyncConfiguration: Sendable {
     /// transaction still holds the cursor that covers its events). A commit writes to the log
     /// every page of the indexes its events touched: events spread over many sessions touch most
     /// of them, so fewer, larger transactions write the log less (`docs/benchmarks.md`, issue 34).
+    /// Two batches of this size are in memory during a catch-up: 36,000 small events keep a
+    /// million of them under 150 MiB.
     public var eventsPerTransaction: Int
     /// …or about this many bytes of kinds, texts and updates, whichever comes first.
     public var bytesPerTransaction: Int
@@ -83,7 +85,7 @@ public struct SyncConfiguration: Sendable {
         clientOptions: BridgeClientOptions = BridgeClientOptions(),
         backoff: BackoffPolicy = BackoffPolicy(),
         changesPageSize: Int = 2000,
-        eventsPerTransaction: Int = 50_000,
+        eventsPerTransaction: Int = 36_000,
         bytesPerTransaction: Int = 8 << 20,
         refetchAfterQuiet: Duration = .seconds(2),
         outboxPollInterval: Duration = .milliseconds(250),

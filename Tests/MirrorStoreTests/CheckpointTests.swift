@@ -41,6 +41,53 @@ struct CheckpointTests {
         #expect(checkpointed.allSatisfy { $0 <= 10 }, "\(checkpointed)")
     }
 
+    @Test("a second observer keeps the automatic checkpoint's threshold; removing the observer restores it")
+    func observerReplacedAndRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.path("observed.sqlite"))
+        try database.enableWriteAheadLogging(pageSizeIfNew: 4_096)
+        try database.execute("PRAGMA wal_autocheckpoint = 8")
+        try database.execute("CREATE TABLE rows (text TEXT NOT NULL)")
+        try database.observeCommits { _ in }
+        let sizes = LogSizes()
+        try database.observeCommits { sizes.pages.append($0) }
+        for _ in 0..<20 {
+            try database.writeTransaction {
+                try database.run("INSERT INTO rows (text) VALUES (?)", [String(repeating: "x", count: 3_000)])
+            }
+        }
+        #expect(sizes.pages.count == 20)
+        #expect(sizes.pages.allSatisfy { $0 <= 10 }, "the threshold was kept: \(sizes.pages)")
+        try database.observeCommits(nil)
+        #expect(try database.scalarInt64("PRAGMA wal_autocheckpoint") == 8)
+    }
+
+    @Test("the checkpointer is woken each time the log grows by the step since the last wake, counted again once it starts over")
+    func wakesFollowTheLogsGrowth() {
+        var wakes = CheckpointWakes(everyPages: 64)
+        let logSizes = [3, 40, 63, 64, 70, 100, 127, 128, 5, 60, 69, 133, 500, 501]
+        let woken = logSizes.filter { wakes.commit(leavingPages: $0) }
+        #expect(woken == [64, 128, 69, 133, 500])
+    }
+
+    @Test("stopped, the checkpointer has let go of the log: the store's checkpoint then empties it")
+    func stopLetsTheFinalCheckpointEmptyTheLog() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        let store = try MirrorStore(path: path)
+        let checkpointer = WALCheckpointer(path: path, interval: .milliseconds(1))
+        try store.handCheckpoints(to: checkpointer)
+        let text = String(repeating: "a few words of a long tool output ", count: 100)
+        for round in 0..<5 {
+            let events = (1...400).map { entryEvent("s", seq: Int64(round * 400 + $0), text: "\($0) \(text)") }
+            try store.appendEvents(events, advancingHistoryCursorTo: Int64(round * 400 + 400))
+            checkpointer.wake()
+        }
+        checkpointer.stop()
+        try store.checkpoint()
+        #expect(try fileSize(path + "-wal") == 0)
+    }
+
     @Test("a store's commits that leave the log large wake its checkpointer, which copies the log into the file")
     func largeCommitsWakeTheCheckpointer() async throws {
         let directory = try TemporaryDirectory()

@@ -36,6 +36,21 @@ struct EventBatchTests {
         #expect(mirrored.map(\.timestamp) == [5, nil])
     }
 
+    @Test("content hashes are FNV-1a of the bytes, whether read from a string or a buffer (stored hashes never change)")
+    func contentHashIsFNV1a() {
+        func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
+            var hasher = ContentHash.Hasher()
+            hasher.combine(bytes)
+            return UInt64(bitPattern: hasher.value)
+        }
+        #expect(hash("".utf8) == 0xcbf2_9ce4_8422_2325)
+        #expect(hash("a".utf8) == 0xaf63_dc4c_8601_ec8c)
+        #expect(hash("foobar".utf8) == 0x8594_4171_f739_67e8)
+        let text = "agent_message_chunk, ümlaut and 🙂"
+        #expect(hash(text.utf8) == hash(Array(text.utf8)))
+        #expect(hash(text.utf8) == hash(text.utf8.lazy.map { $0 }), "a sequence without contiguous storage")
+    }
+
     @Test("rows go in session by session, sessions in the order they first appear, each in the order given")
     func sessionBySession() throws {
         let events = ["b", "a", "b", "c", "a", "b"].enumerated().map { messageEvent($1, seq: Int64($0 + 1), text: "\($1)\($0)") }

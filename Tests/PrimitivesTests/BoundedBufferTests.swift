@@ -48,6 +48,32 @@ struct BoundedBufferTests {
         #expect(await buffer.next() == "huge")
     }
 
+    @Test("a producer waiting until the buffer is empty goes on once the consumer took everything; finish or cancel ends the wait")
+    func untilEmpty() async throws {
+        let buffer = BoundedBuffer<Int>(elementLimit: 4)
+        #expect(await buffer.untilEmpty(), "an empty buffer: no wait")
+        #expect(await buffer.send(1))
+        #expect(await buffer.send(2))
+        let waiting = Task { await buffer.untilEmpty() }
+        try await waitUntilSuspended(1, "the producer waiting for the buffer to empty") { buffer.suspendedWaiters }
+        #expect(await buffer.take(upTo: 1) == [1])
+        // One element is left: it waits on.
+        try await waitUntilSuspended(1, "the producer still waiting") { buffer.suspendedWaiters }
+        #expect(await buffer.take(upTo: 1) == [2])
+        #expect(try await waiting.value(awaiting: "the wait to end"))
+
+        #expect(await buffer.send(3))
+        let cancelled = Task { await buffer.untilEmpty() }
+        try await waitUntilSuspended(1, "a second wait") { buffer.suspendedWaiters }
+        cancelled.cancel()
+        #expect(try await cancelled.value(awaiting: "the cancelled wait") == false)
+
+        let finished = Task { await buffer.untilEmpty() }
+        try await waitUntilSuspended(1, "a third wait") { buffer.suspendedWaiters }
+        buffer.finish()
+        #expect(try await finished.value(awaiting: "the wait ended by finish") == false)
+    }
+
     @Test("finish hands over what is left, then ends; later sends are refused")
     func finish() async throws {
         let buffer = BoundedBuffer<Int>(elementLimit: 4)

@@ -36,7 +36,7 @@ struct InProcessEngineTests {
             // put off waits while the clock stands still, and is indexed only once an indexing
             // interval has passed on the engine's clock.
             let indexedWithClockStill = try reader.searchIndexedUpTo()
-            try await clock.passingTime {
+            _ = try await clock.passingTime {
                 try await waitFor("the search index to reach 7002", look: { try reader.searchIndexedUpTo() }, until: { $0 == 7_002 })
             }
             if indexedWithClockStill < 7_002 {

@@ -50,6 +50,7 @@ public struct FailurePresentation: Sendable, Equatable {
         case .unknownOutboxItem, .invalidOutboxTransition, .outboxItemInFlight: self.init(reason: .outbox, message: error.description)
         case .unknownSession: self.init(reason: .unknownSession, message: error.description)
         case .unknownHistory, .historyRequired: self.init(reason: .mirrorFailed, message: error.description)
+        case .checkpointIncomplete: self.init(reason: .mirrorBusy, message: error.description)
         }
     }
 

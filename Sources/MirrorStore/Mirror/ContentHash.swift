@@ -26,10 +26,10 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
             var hash = self.hash
             // A string's UTF-8 in one piece, read as a buffer: a byte at a time through the view's
             // iterator cost several times as much.
-            let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
+            let readAsBuffer: Void? = bytes.withContiguousStorageIfAvailable { buffer in
                 for byte in buffer { hash = Self.step(hash, byte) }
             }
-            if contiguous == nil {
+            if readAsBuffer == nil {
                 for byte in bytes { hash = Self.step(hash, byte) }
             }
             self.hash = hash

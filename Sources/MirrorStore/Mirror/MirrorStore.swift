@@ -189,25 +189,30 @@ public final class MirrorStore {
         #endif
     }
 
-    /// Has `checkpointer` copy the write-ahead log while this store writes: woken after each
-    /// commit that leaves at least `checkpointerWakeBytes` in the log, so that the automatic
-    /// checkpoint a commit runs once the log is large finds little left to copy.
+    /// Has `checkpointer` copy the write-ahead log while this store writes: woken each time the
+    /// log has grown by `checkpointerWakeBytes` since it was last woken, so that the automatic
+    /// checkpoint a commit runs once the log is large finds little left to copy. The store then
+    /// keeps `checkpointer` (and its thread) for as long as it lives.
     public func handCheckpoints(to checkpointer: WALCheckpointer) throws {
         let pageSize = max(512, Int(try database.scalarInt64("PRAGMA page_size") ?? Int64(Self.pageSize)))
-        let wakePages = Self.checkpointerWakeBytes / pageSize
+        var wakes = CheckpointWakes(everyPages: Self.checkpointerWakeBytes / pageSize)
         try database.observeCommits { pages in
-            if pages >= wakePages { checkpointer.wake() }
+            if wakes.commit(leavingPages: pages) { checkpointer.wake() }
         }
     }
 
-    /// The log a commit leaves that wakes the checkpointer: small commits (live updates, one at a
+    /// The growth of the log that wakes the checkpointer: small commits (live updates, one at a
     /// time) wait for its next round instead of each costing the disk two syncs.
     static let checkpointerWakeBytes = 1 << 20
 
     /// Copies the write-ahead log into the database file and empties it, so that the file alone
     /// holds everything (for a copy or a backup). Waits for readers to finish with the log.
+    ///
+    /// - Throws: `MirrorStoreError.checkpointIncomplete` when another connection kept part of the
+    ///   log (reading from it, or checkpointing it at the same moment); `SQLiteError`.
     public func checkpoint() throws {
-        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let busy = try database.queryFirst("PRAGMA wal_checkpoint(TRUNCATE)", []) { $0.int64(0) }
+        if busy == 1 { throw MirrorStoreError.checkpointIncomplete(path: database.path) }
     }
 
     /// Runs `body` in one write transaction.

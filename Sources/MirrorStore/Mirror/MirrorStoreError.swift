@@ -28,6 +28,9 @@ public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     case historyRequired
     /// A migration left the mirror inconsistent and was rolled back.
     case migrationFailed(path: String, version: Int, reason: String)
+    /// A checkpoint could not copy the whole write-ahead log into the file (another connection
+    /// was reading from it or checkpointing): nothing is lost, the log still holds it.
+    case checkpointIncomplete(path: String)
 
     public var description: String {
         switch self {
@@ -56,6 +59,9 @@ public enum MirrorStoreError: Error, Equatable, Sendable, CustomStringConvertibl
             return "events with seqs belong to a history, and none was given"
         case .migrationFailed(let path, let version, let reason):
             return "\(path) could not be upgraded to schema version \(version) (\(reason)); the file is unchanged"
+        case .checkpointIncomplete(let path):
+            return "\(path)-wal could not be folded into \(path) while another program was using the mirror; "
+                + "nothing is lost: the log is kept, and the next checkpoint folds it"
         }
     }
 }

@@ -101,10 +101,12 @@ public final class Database {
 
     private var updateHook: UpdateHook?
 
-    /// Calls `observer` after each commit of this connection with the size of the write-ahead log
-    /// in pages (SQLite's WAL hook), on the committing thread; nil removes it. The automatic
-    /// checkpoint, which SQLite runs from the same hook, still runs after it once the log reaches
-    /// `walCheckpointBytes`.
+    /// Calls `observer` after each commit of this connection with the size of the whole
+    /// write-ahead log in pages (SQLite's WAL hook; it falls only when the log starts over), on the
+    /// committing thread; nil removes it. The automatic checkpoint, which SQLite runs from the same
+    /// hook, still runs after the observer, at the threshold `PRAGMA wal_autocheckpoint` had when
+    /// the first observer was set (the pragma reads 0 while one is). Setting that pragma while an
+    /// observer is set replaces the observer.
     public func observeCommits(_ observer: ((_ walPages: Int) -> Void)?) throws {
         // Once a hook of this connection's is set, the pragma reads 0: the threshold is kept here.
         let automaticPages: Int32
