@@ -140,7 +140,8 @@ final class AvahiBrowse {
         avahi_address_snprint(&text, text.count, address)
         let bridge = DiscoveredBridge(
             instanceName: String(cString: name), domain: domain.map { String(cString: $0) } ?? "local",
-            hostName: hostName.map { String(cString: $0) } ?? "", address: String(cString: text), port: Int(port),
+            hostName: hostName.map { String(cString: $0) } ?? "",
+            address: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: Int(port),
             txt: txtEntries(txt)
         )
         if !session.resolved.contains(bridge) { session.resolved.append(bridge) }
