@@ -194,8 +194,7 @@ public final class MirrorStore {
     /// checkpoint a commit runs once the log is large finds little left to copy. The store then
     /// keeps `checkpointer` (and its thread) for as long as it lives.
     public func handCheckpoints(to checkpointer: WALCheckpointer) throws {
-        let pageSize = max(512, Int(try database.scalarInt64("PRAGMA page_size") ?? Int64(Self.pageSize)))
-        var wakes = CheckpointWakes(everyPages: Self.checkpointerWakeBytes / pageSize)
+        var wakes = CheckpointWakes(everyPages: Self.checkpointerWakeBytes / (try database.pageSize()))
         try database.observeCommits { pages in
             if wakes.commit(leavingPages: pages) { checkpointer.wake() }
         }

@@ -68,8 +68,12 @@ public final class Database {
             throw SQLiteError(extendedCode: 1, message: "\(path) cannot use write-ahead logging", sql: "PRAGMA journal_mode = WAL")
         }
         try execute("PRAGMA synchronous = NORMAL")
-        let pageSize = max(512, Int(try scalarInt64("PRAGMA page_size") ?? 4096))
-        try execute("PRAGMA wal_autocheckpoint = \(Self.walCheckpointBytes / pageSize)")
+        try execute("PRAGMA wal_autocheckpoint = \(Self.walCheckpointBytes / pageSize())")
+    }
+
+    /// The size of the file's pages in bytes: what SQLite counts the log and its checkpoints in.
+    public func pageSize() throws -> Int {
+        max(512, Int(try scalarInt64("PRAGMA page_size") ?? 4096))
     }
 
     /// How large the write-ahead log grows before a commit copies it into the database (SQLite's
