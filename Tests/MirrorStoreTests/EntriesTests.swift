@@ -240,6 +240,14 @@ struct EntriesTests {
         #expect(throws: SQLiteError.self) { try store.database.run("UPDATE events SET text = 'x' WHERE event_id = ?", [reply]) }
         try store.write { try store.deleteEvents([reply], ofSession: 1) }
         #expect(try store.search("reply").count == 1)
+        // A single entry guards its own event, the last of the session included.
+        let second = try #require(try store.database.scalarInt64("SELECT max(event_id) FROM events"))
+        #expect(try store.database.scalarInt64("SELECT count(*) FROM single_entries WHERE event_id = ?", [second]) == 1)
+        #expect(throws: SQLiteError.self) { try store.database.run("DELETE FROM events WHERE event_id = ?", [second]) }
+        #expect(throws: SQLiteError.self) { try store.database.run("UPDATE events SET text = 'x' WHERE event_id = ?", [second]) }
+        try store.write { try store.deleteEvents([second], ofSession: 1) }
+        #expect(try store.search("second").isEmpty)
+        #expect(try store.database.scalarInt64("SELECT count(*) FROM single_entries WHERE event_id = ?", [second]) == 0)
     }
 
     @Test("a merge while the server session's last events wait for indexing ends and joins its messages as a rebuild does")

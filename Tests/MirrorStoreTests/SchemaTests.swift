@@ -107,6 +107,56 @@ struct SchemaTests {
         }
     }
 
+    @Test("a version 17 mirror's single entries move to their own table: what it held reads and searches as a derivation's")
+    func migratesSingleEntries() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("mirror.sqlite")
+        do {
+            let old = try MirrorStore(path: path, mode: .readWrite, clock: .system, migratingTo: 17)
+            // A prompt written here, a message of two chunks, a tool call and a title, each entry a row of `entries`.
+            try old.database.execute(
+                """
+                INSERT INTO sessions (session_no, session_id, local_event_count, first_seen_at, last_seen_at) VALUES (1, 's1', 5, 1, 1);
+                INSERT INTO events (event_id, session_no, ordinal, seq, ts, kind, text, update_json, content_hash, origin) VALUES
+                    (1, 1, 0, NULL, 10, 'user_message_chunk', 'please fix the parser', '{}', 1, 'local'),
+                    (2, 1, 1, 1, 11, 'agent_message_chunk', 'Looking', '{}', 2, 'server'),
+                    (3, 1, 2, 2, 12, 'agent_message_chunk', ' at the parser', '{}', 3, 'server'),
+                    (4, 1, 3, 3, 13, 'tool_call', 'Read parser.swift', '{}', 4, 'server'),
+                    (5, 1, 4, 4, 14, 'session_info_update', 'Parser fix', '{}', 5, 'server');
+                INSERT OR REPLACE INTO counters (name, value) VALUES ('event_id', 5), ('search_indexed', 5);
+                INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
+                                     open, indexed_events, indexed_at, text_hash, ts)
+                    SELECT id, 1, kind, origin, first, last, lastID, events, length(CAST(text AS BLOB)), 0, events, 1,
+                           oa_text_hash(kind, text), ts
+                    FROM (SELECT 1 AS id, 'user_message_chunk' AS kind, 'local' AS origin, 0 AS first, 0 AS last, 1 AS lastID, 1 AS events,
+                                 'please fix the parser' AS text, 10 AS ts
+                          UNION ALL SELECT 2, 'agent_message_chunk', 'server', 1, 2, 3, 2, 'Looking at the parser', 11
+                          UNION ALL SELECT 4, 'tool_call', 'server', 3, 3, 4, 1, 'Read parser.swift', 13
+                          UNION ALL SELECT 5, 'session_info_update', 'server', 4, 4, 5, 1, 'Parser fix', 14);
+                INSERT INTO entries_fts (rowid, text, kind, session)
+                    SELECT entry_id, CASE entry_id WHEN 1 THEN 'please fix the parser' WHEN 2 THEN 'Looking at the parser'
+                                                   WHEN 4 THEN 'Read parser.swift' ELSE 'Parser fix' END, 'k' || hex(kind), 's1'
+                    FROM entries ORDER BY entry_id;
+                """
+            )
+        }
+        let store = try MirrorStore(path: path)
+        #expect(try store.database.query("SELECT event_id FROM single_entries ORDER BY event_id") { $0.int64(0) } == [1, 4, 5])
+        #expect(try store.database.query("SELECT entry_id FROM entries") { $0.int64(0) } == [2])
+        #expect(try store.search("parser").map(\.eventID).sorted() == [1, 2, 4, 5])
+        #expect(try store.search("parser", filter: SearchFilter(kind: "tool_call")).map(\.eventID) == [4])
+        #expect(try store.agentTitle(sessionID: "s1") == "Parser fix")
+        #expect(try store.promptSpans(sessionID: "s1", limit: 5).map { [$0.first, $0.last] } == [[0, 0]])
+        #expect(try store.hasEntries(sessionID: "s1"))
+        let budget = MirrorStore.SpanBudget(entries: 2, bytes: 1 << 20)
+        #expect(try store.conversationSpan(sessionID: "s1", from: 0, budget: budget) == (0, 2))
+        #expect(try store.conversationSpan(sessionID: "s1", from: 2, budget: budget) == (1, 3))
+        #expect(try store.conversationSpanStart(sessionID: "s1", before: 3, budget: budget) == 0)
+        let migrated = try EntriesSnapshot(store)
+        try store.rebuildEntries()
+        #expect(try EntriesSnapshot(store) == migrated)
+    }
+
     @Test("a version 16 mirror's status keys become one record per desktop, names with ':' and one the prefix of another too; the keys go")
     func migratesStatusKeys() throws {
         let directory = try TemporaryDirectory()

@@ -38,8 +38,8 @@ struct DerivedEvent {
             + "WHEN kind = 'agent_thought_chunk' THEN 3 ELSE 0 END"
     }
 
-    /// The columns `init(row:)` reads, in its order: the text of chunks only (single events'
-    /// entries are written in bulk, `SingleEvents`).
+    /// The columns `init(row:)` reads, in its order: the text of chunks only (the entries of
+    /// single events are written in bulk, `SingleEvents`).
     static let columns = "event_id, session_no, ordinal, \(Role.sql), origin, CASE WHEN \(EntryWriter.isChunkSQL) THEN text ELSE '' END, ts"
 
     init(id: Int64, sessionNo: Int64, ordinal: Int64, role: Role, origin: String, text: String, timestamp: Int64?) {
@@ -65,7 +65,8 @@ struct DerivedEvent {
 
 /// Derives the messages of the conversation from events and writes them, with their rows in the
 /// full-text index, in the caller's transaction (`schema/0012_entries.sql` says what an entry is;
-/// the entries of single events are written in bulk, by SQL, when it finishes: `SingleEvents`).
+/// the entries of single events, rows of `single_entries`, are written in bulk when it finishes:
+/// `SingleEvents`).
 ///
 /// Events are given session by session in the order of their ordinals (a session's events may be
 /// interleaved with other sessions'). A message is written when it ends; one still open when the
@@ -74,9 +75,9 @@ struct DerivedEvent {
 /// growth costs one row update per pass, its index a rewrite at most once per refresh interval.
 /// A pass that leaves many messages open (`manyOpenMessages`) leaves them all lagging.
 ///
-/// An event whose ordinal is not past every ordinal already derived for its session (a timeline
-/// that was not appended to, but changed) is not derived: its session is listed in
-/// `sessionsOutOfOrder`, to be derived again whole.
+/// An event whose ordinal is not past that of every event of its session derived before (a
+/// timeline that was not appended to, but changed) is not derived: its session is listed in
+/// `sessionsOutOfOrder`, to be derived again from before it.
 final class EntryWriter {
     private let database: Database
     private let now: Int64
@@ -102,16 +103,27 @@ final class EntryWriter {
     /// The kind of an update of an earlier tool call, which leaves a message open.
     static let toolUpdateKind = "tool_call_update"
 
-    /// - Parameter fresh: the sessions' entries are known to be none (a derivation from the
-    ///   start): nothing is read from `entries`.
-    init(database: Database, now: Int64, lastEventID: Int64, fresh: Bool = false) {
+    /// What was derived before this pass, of the sessions of the events it is given.
+    enum Derived {
+        /// Nothing: their entries are known to be none (a derivation from the start), and
+        /// nothing is read from `entries`.
+        case nothing
+        /// Every event of theirs, and each event given comes after them all (appended by a write
+        /// that derives its own events): only their open messages are read.
+        case everyEventBefore
+        /// The events up to this id (the index's watermark): an event given may have been placed
+        /// among them, which the last of them tells.
+        case through(Int64)
+    }
+
+    init(database: Database, now: Int64, lastEventID: Int64, derived: Derived) {
         self.database = database
         self.now = now
         self.lastEventID = lastEventID
-        self.fresh = fresh
+        self.derived = derived
     }
 
-    private let fresh: Bool
+    private let derived: Derived
     /// The messages still open that grew in this pass are stored without writing their rows in
     /// the index, lagging (`finish()` decides).
     private(set) var lagsOpenMessages = false
@@ -202,42 +214,39 @@ final class EntryWriter {
     }
 
     /// Writes the messages still open, as the type's documentation says, then the entries of
-    /// `singles` (in bulk) and every row of the index not written yet.
+    /// `singles` (in bulk, into `single_entries`) and every row of the index not written yet.
     func finish(singles: SingleEvents? = nil) throws {
         lagsOpenMessages = sessions.values.count { $0.open?.grew ?? false } > Self.manyOpenMessages
         for sessionNo in sessions.keys.sorted() { try finish(session: sessionNo) }
-        if case .inHand(let events) = singles {
-            for event in events { try writeSingle(event) }
-        }
         try newRows.flush(database: database)
-        guard case .selected(let selected) = singles else {
-            return try indexRows.write(database: database, selected: nil)
+        switch singles {
+        case nil:
+            try indexRows.write(database: database, selected: nil)
+        case .inHand(let events):
+            for event in events {
+                try indexRows.insert(rowID: event.id, text: event.text, kind: event.kind, sessionNo: event.sessionNo, database: database)
+            }
+            try Self.singleEntries.write(events, database: database) { event, statement, first in
+                try statement.bind(.integer(event.id), at: first)
+                try statement.bind(.integer(Int64(event.text.utf8.count)), at: first + 1)
+                try statement.bind(.integer(EntryTextHash.hash(kind: event.kind, text: event.text)), at: first + 2)
+                try statement.bind(event.timestamp.map(DatabaseValue.integer) ?? .null, at: first + 3)
+            }
+            try indexRows.write(database: database, selected: nil)
+        case .selected(let selected):
+            try database.run(
+                """
+                INSERT INTO single_entries (event_id, length, text_hash, ts)
+                SELECT event_id, length(CAST(text AS BLOB)), \(EntryTextHash.functionName)(kind, text), ts \(selected.rows)
+                """,
+                // The condition's parameters are numbered from ?2 on.
+                [0] + selected.arguments
+            )
+            try indexRows.write(database: database, selected: selected)
         }
-        try database.run(
-            """
-            INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length,
-                                 open, indexed_events, indexed_at, text_hash, ts)
-            SELECT event_id, session_no, kind, origin, ordinal, ordinal, event_id, 1, length(CAST(text AS BLOB)),
-                   0, 1, ?1, \(EntryTextHash.functionName)(kind, text), ts \(selected.rows)
-            """,
-            [now] + selected.arguments
-        )
-        try indexRows.write(database: database, selected: selected)
     }
 
-    /// Adds the entry of a single event, and its row in the index.
-    private func writeSingle(_ event: SingleEvent) throws {
-        let length = Int64(event.text.utf8.count)
-        try indexRows.insert(rowID: event.id, text: event.text, kind: event.kind, sessionNo: event.sessionNo, database: database)
-        try newRows.append(NewEntryRows.Row(
-            message: Message(
-                entryID: event.id, sessionNo: event.sessionNo, kind: event.kind, origin: event.origin,
-                firstOrdinal: event.ordinal, lastOrdinal: event.ordinal, lastEventID: event.id, events: 1, length: length,
-                indexedEvents: 1, indexedAt: now, timestamp: event.timestamp, texts: nil, stored: true, grew: false
-            ),
-            open: false, indexed: true, textHash: EntryTextHash.hash(kind: event.kind, text: event.text), indexedAt: now
-        ), database: database)
-    }
+    private static let singleEntries = MultiRowInsert("INSERT INTO single_entries (event_id, length, text_hash, ts)", row: "(?, ?, ?, ?)")
 
     /// Writes the message still open of one session, as `finish()` does, and forgets the
     /// session: for a pass that gives sessions one after the other, so that it holds one
@@ -263,18 +272,31 @@ final class EntryWriter {
         try write(message, open: true)
     }
 
-    /// The state of a session not seen yet in this pass.
+    /// The state of a session not seen yet in this pass: its open message, if any, and the
+    /// ordinal of its last event derived before (an event placed before it was not appended).
     private func sessionState(_ sessionNo: Int64) throws -> SessionState {
-        guard !fresh else { return SessionState(open: nil, lastOrdinal: -1) }
-        // One statement: its open message, if any, and the last ordinal of its last entry.
-        let (open, lastEntry) = try database.queryFirst(
+        let derivedThrough: Int64
+        switch derived {
+        case .nothing:
+            return SessionState(open: nil, lastOrdinal: -1)
+        case .everyEventBefore:
+            let open = try database.queryFirst(
+                "SELECT \(Self.messageColumns()) FROM entries WHERE session_no = ?1 AND open = 1", [sessionNo]
+            ) { Self.message($0) }
+            return SessionState(open: open, lastOrdinal: open?.lastOrdinal ?? -1)
+        case .through(let id):
+            derivedThrough = id
+        }
+        // One statement; the last derived event is found walking back over the events not derived yet.
+        let (open, lastDerived) = try database.queryFirst(
             """
-            SELECT \(Self.messageColumns(of: "o")), (SELECT last_ordinal FROM entries WHERE session_no = ?1 ORDER BY first_ordinal DESC LIMIT 1)
+            SELECT \(Self.messageColumns(of: "o")),
+                   (SELECT ordinal FROM events WHERE session_no = ?1 AND event_id <= ?2 ORDER BY ordinal DESC LIMIT 1)
             FROM (SELECT 1) LEFT JOIN entries o ON o.session_no = ?1 AND o.open = 1
             """,
-            [sessionNo]
+            [sessionNo, derivedThrough]
         ) { row in (row.isNull(0) ? nil : Self.message(row), row.optionalInt64(12)) } ?? (nil, nil)
-        return SessionState(open: open, lastOrdinal: max(lastEntry ?? -1, open?.lastOrdinal ?? -1))
+        return SessionState(open: open, lastOrdinal: max(lastDerived ?? -1, open?.lastOrdinal ?? -1))
     }
 
     /// The columns `message(_:from:)` reads, of the table `alias` if given.

@@ -19,13 +19,19 @@ extension MirrorStore {
     /// first after it) begins and ends: `end` nil when it reaches the session's end (events not
     /// derived into entries yet included).
     public func conversationSpan(sessionID: String, from ordinal: Int64, budget: SpanBudget) throws -> (start: Int64, end: Int64?) {
+        guard let sessionNo = try knownSessionNumber(sessionID) else { return (ordinal, nil) }
+        // The message holding `ordinal`, if one begins before it: messages do not overlap.
+        let holding = try database.queryFirst(
+            "SELECT first_ordinal, last_ordinal FROM entries WHERE session_no = ?1 AND first_ordinal < ?2 ORDER BY first_ordinal DESC LIMIT 1",
+            [sessionNo, ordinal]
+        ) { (first: $0.int64(0), last: $0.int64(1)) }
+        let from = holding.flatMap { $0.last >= ordinal ? $0.first : nil } ?? ordinal
         let rows = try database.query(
             """
-            SELECT first_ordinal, last_ordinal, length FROM entries
-            WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?1) AND last_ordinal >= ?2
-            ORDER BY first_ordinal LIMIT ?3
+            SELECT \(Self.entryOrdinalsAndLength) FROM \(Self.eventsWithEntries)
+            WHERE e.session_no = ?1 AND e.ordinal >= ?2 AND \(Self.eventBeginsEntry) ORDER BY e.ordinal LIMIT ?3
             """,
-            [sessionID, ordinal, budget.entries + 1]
+            [sessionNo, from, budget.entries + 1]
         ) { (first: $0.int64(0), last: $0.int64(1), length: $0.int(2)) }
         let start = min(ordinal, rows.first?.first ?? ordinal)
         var bytes = 0
@@ -46,14 +52,14 @@ extension MirrorStore {
     /// same budget; nil when no event lies before `ordinal`.
     public func conversationSpanStart(sessionID: String, before ordinal: Int64, budget: SpanBudget) throws -> Int64? {
         guard ordinal > 0, try !timeline(sessionID: sessionID, before: ordinal, limit: 1).isEmpty else { return nil }
+        guard let sessionNo = try knownSessionNumber(sessionID) else { return 0 }
         let rows = try database.query(
             """
-            SELECT first_ordinal, length FROM entries
-            WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?1) AND first_ordinal < ?2
-            ORDER BY first_ordinal DESC LIMIT ?3
+            SELECT \(Self.entryOrdinalsAndLength) FROM \(Self.eventsWithEntries)
+            WHERE e.session_no = ?1 AND e.ordinal < ?2 AND \(Self.eventBeginsEntry) ORDER BY e.ordinal DESC LIMIT ?3
             """,
-            [sessionID, ordinal, budget.entries + 1]
-        ) { (first: $0.int64(0), length: $0.int(1)) }
+            [sessionNo, ordinal, budget.entries + 1]
+        ) { (first: $0.int64(0), length: $0.int(2)) }
         var bytes = 0
         var start: Int64 = 0
         for (index, row) in rows.enumerated() {
@@ -67,17 +73,23 @@ extension MirrorStore {
 
 extension MirrorStore {
     /// The ordinals (first, last) of the person's first `limit` messages in the session
-    /// `sessionID`, each whole, found by their own index without reading the entries or events
-    /// between them: a session's title is its first prompt's line, and lists ask it for each row.
-    /// (The kind is written in the query, not bound, for the planner to take the partial index.)
+    /// `sessionID`, each whole, found by their own indexes without reading the entries or events
+    /// between them (those from the desktop are messages, `entries_prompts`; those written here
+    /// single entries, `events_local`): a session's title is its first prompt's line, and lists
+    /// ask it for each row. (Kinds and origins are written in the query, not bound, for the
+    /// planner to take the partial indexes.)
     public func promptSpans(sessionID: String, limit: Int) throws -> [(first: Int64, last: Int64)] {
-        try database.query(
+        guard let sessionNo = try knownSessionNumber(sessionID) else { return [] }
+        return try database.query(
             """
-            SELECT first_ordinal, last_ordinal FROM entries
-            WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?1) AND kind = 'user_message_chunk'
-            ORDER BY first_ordinal LIMIT ?2
+            SELECT * FROM (SELECT first_ordinal, last_ordinal FROM entries
+                           WHERE session_no = ?1 AND kind = 'user_message_chunk' ORDER BY first_ordinal LIMIT ?2)
+            UNION ALL
+            SELECT * FROM (SELECT e.ordinal, e.ordinal FROM events e JOIN single_entries s ON s.event_id = e.event_id
+                           WHERE e.session_no = ?1 AND e.origin = 'local' AND e.kind = 'user_message_chunk' ORDER BY e.ordinal LIMIT ?2)
+            ORDER BY 1 LIMIT ?2
             """,
-            [sessionID, limit]
+            [sessionNo, limit]
         ) { (first: $0.int64(0), last: $0.int64(1)) }
     }
 }
@@ -86,8 +98,26 @@ extension MirrorStore {
     /// Whether any entry of the session `sessionID` was derived: its opening then is (entries are
     /// derived in the order of the events).
     public func hasEntries(sessionID: String) throws -> Bool {
-        try database.scalarInt64(
-            "SELECT EXISTS (SELECT 1 FROM entries WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?1))", [sessionID]
+        guard let sessionNo = try knownSessionNumber(sessionID) else { return false }
+        return try database.scalarInt64(
+            """
+            SELECT EXISTS (SELECT 1 FROM entries WHERE session_no = ?1)
+                OR EXISTS (SELECT 1 FROM events e JOIN single_entries s ON s.event_id = e.event_id WHERE e.session_no = ?1)
+            """,
+            [sessionNo]
         ) == 1
     }
+}
+
+extension MirrorStore {
+    /// A session's events joined with the entries they begin, if any: a message's row of
+    /// `entries` (`n`) or a single event's of `single_entries` (`s`). Walked in the order of
+    /// `events_by_session`, they are the session's entries in order.
+    static let eventsWithEntries = """
+        events e LEFT JOIN entries n ON n.entry_id = e.event_id LEFT JOIN single_entries s ON s.event_id = e.event_id
+        """
+    /// The event begins an entry.
+    static let eventBeginsEntry = "coalesce(n.entry_id, s.event_id) IS NOT NULL"
+    /// The entry's first and last ordinals and the bytes of its text.
+    static let entryOrdinalsAndLength = "e.ordinal, coalesce(n.last_ordinal, e.ordinal), coalesce(n.length, s.length)"
 }

@@ -13,12 +13,14 @@ extension MirrorStore {
     /// `last`). Returns whether it left many messages open lagging (`EntryWriter.manyOpenMessages`:
     /// a catch-up's pass across many sessions).
     ///
-    /// - Parameter inHand: the events of that range, gathered as they were written: derived from
-    ///   there, not read back.
+    /// - Parameter inHand: the events of that range, gathered as they were written at the ends of
+    ///   their sessions' timelines (`insert`): derived from there, not read back, and none placed
+    ///   before an event derived already.
     @discardableResult
     func deriveEntries(after first: Int64, through last: Int64, inHand: EventsInHand? = nil) throws -> Bool {
         let now = clock.now()
-        let writer = EntryWriter(database: database, now: now, lastEventID: last)
+        // Events in hand were appended to their sessions, all of whose events were derived before.
+        let writer = EntryWriter(database: database, now: now, lastEventID: last, derived: inHand == nil ? .through(first) : .everyEventBefore)
         if let inHand {
             for event in inHand.events { try writer.add(event) }
             try writer.finish(singles: .inHand(inHand.singles))
@@ -84,7 +86,7 @@ extension MirrorStore {
     /// default) and their rows in the index (made from its events as they are now, before they
     /// change, with ids up to `last`: what they were derived from).
     func withdrawEntries(ofSession sessionNo: Int64, after restart: Int64 = .min, derivedThrough last: Int64) throws {
-        let entries = try database.query(
+        let messages = try database.query(
             """
             SELECT \(EntryWriter.messageColumns()), text_hash IS NOT NULL FROM entries
             WHERE session_no = ?1 AND first_ordinal > ?2 ORDER BY entry_id
@@ -92,19 +94,32 @@ extension MirrorStore {
             [sessionNo, restart]
         ) { (message: EntryWriter.message($0), indexed: $0.bool(12)) }
         var rows = EntryIndexRows()
-        for entry in entries where entry.indexed && entry.message.indexedEvents > 0 {
+        for entry in messages where entry.indexed && entry.message.indexedEvents > 0 {
             let message = entry.message
             let text = try entryText(of: message, firstEvents: message.indexedEvents, derivedThrough: last)
             try rows.delete(rowID: message.entryID, text: text, kind: message.kind, sessionNo: sessionNo, database: database)
         }
+        let singles = try database.query(
+            """
+            SELECT e.event_id, e.kind, e.text FROM events e JOIN single_entries s ON s.event_id = e.event_id
+            WHERE e.session_no = ?1 AND e.ordinal > ?2
+            """,
+            [sessionNo, restart]
+        ) { (id: $0.int64(0), kind: $0.string(1), text: $0.string(2)) }
+        for single in singles {
+            try rows.delete(rowID: single.id, text: single.text, kind: single.kind, sessionNo: sessionNo, database: database)
+        }
         try rows.write(database: database, selected: nil)
         try database.run("DELETE FROM entries WHERE session_no = ?1 AND first_ordinal > ?2", [sessionNo, restart])
+        try database.run(
+            "DELETE FROM single_entries WHERE event_id IN (SELECT event_id FROM events WHERE session_no = ?1 AND ordinal > ?2)", [sessionNo, restart]
+        )
     }
 
     /// Derives a session's entries from its events after the ordinal `restart` up to the event id
     /// `last`, in the order of their ordinals (the session has no entry after `restart`).
     func deriveEntries(ofSession sessionNo: Int64, after restart: Int64, through last: Int64) throws {
-        let writer = EntryWriter(database: database, now: clock.now(), lastEventID: last, fresh: true)
+        let writer = EntryWriter(database: database, now: clock.now(), lastEventID: last, derived: .nothing)
         _ = try database.query(
             "SELECT \(DerivedEvent.columns) FROM events WHERE session_no = ?1 AND ordinal > ?2 AND event_id <= ?3 ORDER BY ordinal",
             [sessionNo, restart, last]
@@ -120,13 +135,14 @@ extension MirrorStore {
         try write { try rebuildEntriesInTransaction() }
     }
 
-    /// `rebuildEntries()` in the caller's transaction (the migration that introduced entries).
+    /// `rebuildEntries()` in the caller's transaction (the migrations, for a mirror made before entries).
     func rebuildEntriesInTransaction() throws {
         try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')")
         try database.execute("DELETE FROM entries")
+        try database.execute("DELETE FROM single_entries")
         let last = try searchIndexedUpTo()
         let now = clock.now()
-        let writer = EntryWriter(database: database, now: now, lastEventID: last, fresh: true)
+        let writer = EntryWriter(database: database, now: now, lastEventID: last, derived: .nothing)
         var session: Int64?
         _ = try database.query(
             "SELECT \(DerivedEvent.columns) FROM events WHERE event_id <= ?1 ORDER BY session_no, ordinal", [last]
@@ -165,7 +181,8 @@ extension MirrorStore {
             [all ? Int64.max : now - Self.streamingEntryRefresh]
         ) { EntryWriter.message($0) }
         guard !lagging.isEmpty else { return }
-        let writer = EntryWriter(database: database, now: now, lastEventID: try searchIndexedUpTo())
+        let indexed = try searchIndexedUpTo()
+        let writer = EntryWriter(database: database, now: now, lastEventID: indexed, derived: .through(indexed))
         for message in lagging { try writer.refresh(message) }
         try writer.finish()
     }
@@ -176,11 +193,25 @@ extension MirrorStore {
     /// its one event's text; nil when there is no such entry.
     public func entryText(entryID: Int64) throws -> String? {
         try read {
-            let message = try database.queryFirst(
-                "SELECT \(EntryWriter.messageColumns()) FROM entries WHERE entry_id = ?1", [entryID]
-            ) { EntryWriter.message($0) }
-            return try message.map { try entryText(of: $0, derivedThrough: searchIndexedUpTo()) }
+            try storedEntry(entryID).map { try entryText(of: $0, derivedThrough: searchIndexedUpTo()) }
         }
+    }
+
+    /// The entry `entryID` as it is stored: a message's row of `entries`, or a single event's row
+    /// of `single_entries` with its event; nil when there is no such entry.
+    func storedEntry(_ entryID: Int64) throws -> EntryWriter.Message? {
+        if let message = try database.queryFirst(
+            "SELECT \(EntryWriter.messageColumns()) FROM entries WHERE entry_id = ?1", [entryID], { EntryWriter.message($0) }
+        ) {
+            return message
+        }
+        return try database.queryFirst(
+            """
+            SELECT e.event_id, e.session_no, e.kind, e.origin, e.ordinal, e.ordinal, e.event_id, 1, s.length, 1, NULL, s.ts
+            FROM single_entries s JOIN events e ON e.event_id = s.event_id WHERE s.event_id = ?1
+            """,
+            [entryID]
+        ) { EntryWriter.message($0) }
     }
 
     /// The text of `message`, as it is now.

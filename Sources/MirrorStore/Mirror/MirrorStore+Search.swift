@@ -97,9 +97,9 @@ extension MirrorStore {
             return try database.scalarInt64(
                 """
                 SELECT count(*) FROM (
-                    SELECT 1 FROM entries_fts JOIN entries n ON n.entry_id = entries_fts.rowid
-                    WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3
-                      AND (?4 IS NULL OR n.ts >= ?4) AND (?5 IS NULL OR n.ts <= ?5) LIMIT ?6)
+                    SELECT 1 FROM \(Self.matchedEntries)
+                    WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3 AND \(Self.matchedEntryStands)
+                      AND (?4 IS NULL OR \(Self.matchedEntryTime) >= ?4) AND (?5 IS NULL OR \(Self.matchedEntryTime) <= ?5) LIMIT ?6)
                 """,
                 [query.match, query.eventIDs.lowerBound, query.eventIDs.upperBound, query.since, query.until, limit]
             ).map(Int.init) ?? 0
@@ -111,23 +111,14 @@ extension MirrorStore {
         guard !page.isEmpty else { return [] }
         let terms = try SearchSnippet.Terms(query.compiled.phrases.filter { !$0.excluded }.map(\.term), database: database)
         return try page.compactMap { match, occurrences in
-            guard let (hit, message) = try database.queryFirst(
-                """
-                SELECT s.session_id, \(EntryWriter.messageColumns(of: "n"))
-                FROM entries n JOIN sessions s ON s.session_no = n.session_no WHERE n.entry_id = ?1
-                """,
-                [match.eventID], { row -> (SearchHit, EntryWriter.Message) in
-                    let message = EntryWriter.message(row, from: 1)
-                    return (SearchHit(eventID: message.entryID, sessionID: row.string(0), ordinal: message.firstOrdinal,
-                                      lastOrdinal: message.lastOrdinal, kind: message.kind, timestamp: message.timestamp,
-                                      snippet: "", occurrences: occurrences), message)
-                }
-            ) else { return nil }
+            guard let message = try storedEntry(match.eventID),
+                  let sessionID = try database.queryFirst("SELECT session_id FROM sessions WHERE session_no = ?1", [message.sessionNo], { $0.string(0) })
+            else { return nil }
             let text = try entryText(of: message, derivedThrough: searchIndexedUpTo())
-            var found = hit
             let spans = try SearchTokenizer.spans(of: [text], database: database)[0]
-            found.snippet = SearchSnippet.make(text: text, spans: spans, terms: terms, markers: markers)
-            return found
+            return SearchHit(eventID: message.entryID, sessionID: sessionID, ordinal: message.firstOrdinal,
+                             lastOrdinal: message.lastOrdinal, kind: message.kind, timestamp: message.timestamp,
+                             snippet: SearchSnippet.make(text: text, spans: spans, terms: terms, markers: markers), occurrences: occurrences)
         }
     }
 
@@ -135,15 +126,25 @@ extension MirrorStore {
     private func matches(_ query: SearchQuery, counts: [Double], limit: Int) throws -> [RankedMatch] {
         try database.query(
             """
-            SELECT entries_fts.rowid, \(Self.rank(counts, from: 7)), n.ts, n.text_hash
-            FROM entries_fts JOIN entries n ON n.entry_id = entries_fts.rowid
-            WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3
-              AND (?4 IS NULL OR n.ts >= ?4) AND (?5 IS NULL OR n.ts <= ?5)
+            SELECT entries_fts.rowid, \(Self.rank(counts, from: 7)), \(Self.matchedEntryTime), coalesce(n.text_hash, s.text_hash)
+            FROM \(Self.matchedEntries)
+            WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3 AND \(Self.matchedEntryStands)
+              AND (?4 IS NULL OR \(Self.matchedEntryTime) >= ?4) AND (?5 IS NULL OR \(Self.matchedEntryTime) <= ?5)
             ORDER BY entries_fts.rowid DESC LIMIT ?6
             """,
             [query.match, query.eventIDs.lowerBound, query.eventIDs.upperBound, query.since, query.until, limit] + counts
         ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2), textHash: $0.optionalInt64(3)) }
     }
+
+    /// The index's rows with their entries: a message's row of `entries` (`n`) or a single event's
+    /// row of `single_entries` (`s`), whichever it is.
+    private static let matchedEntries = """
+        entries_fts LEFT JOIN entries n ON n.entry_id = entries_fts.rowid LEFT JOIN single_entries s ON s.event_id = entries_fts.rowid
+        """
+    /// A row of the index has its entry (as every row does, written in one transaction with it).
+    private static let matchedEntryStands = "coalesce(n.entry_id, s.event_id) IS NOT NULL"
+    /// The time of a matched entry.
+    private static let matchedEntryTime = "coalesce(n.ts, s.ts)"
 
     /// `oa_bm25` of the match, with the counts of its words' entries bound from parameter `first` on.
     private static func rank(_ counts: [Double], from first: Int) -> String {

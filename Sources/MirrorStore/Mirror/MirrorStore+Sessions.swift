@@ -169,9 +169,9 @@ extension MirrorStore {
     public func agentTitle(sessionID: String) throws -> String? {
         try database.queryFirst(
             """
-            SELECT v.text FROM sessions s JOIN entries e ON e.session_no = s.session_no AND e.kind = 'session_info_update'
-            JOIN events v ON v.event_id = e.entry_id
-            WHERE s.session_id = ?1 ORDER BY e.first_ordinal DESC LIMIT 1
+            SELECT e.text FROM sessions s JOIN events e ON e.session_no = s.session_no AND e.kind = 'session_info_update'
+            JOIN single_entries n ON n.event_id = e.event_id
+            WHERE s.session_id = ?1 ORDER BY e.ordinal DESC LIMIT 1
             """,
             [sessionID]
         ) { $0.string(0) }
@@ -337,10 +337,13 @@ extension MirrorStore {
 
     /// The key of the mirrored session with this id.
     func sessionNumber(of sessionID: String) throws -> Int64 {
-        guard let number = try database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = ?", [sessionID]) else {
-            throw MirrorStoreError.unknownSession(id: sessionID)
-        }
+        guard let number = try knownSessionNumber(sessionID) else { throw MirrorStoreError.unknownSession(id: sessionID) }
         return number
+    }
+
+    /// The key of the mirrored session with this id, nil if there is none.
+    func knownSessionNumber(_ sessionID: String) throws -> Int64? {
+        try database.scalarInt64("SELECT session_no FROM sessions WHERE session_id = ?", [sessionID])
     }
 
     static let sessionColumns = """

@@ -127,12 +127,13 @@ public final class MirrorStore {
     private func migrate(to targetVersion: Int) throws {
         try database.execute("PRAGMA foreign_keys = OFF")
         defer { try? database.execute("PRAGMA foreign_keys = ON") }
+        let startVersion = try schemaVersion()
         for migration in Migration.all where migration.version <= targetVersion {
             try database.writeTransaction {
                 // Another process may have migrated while this one waited for the lock.
                 guard try schemaVersion() < migration.version else { return }
                 try database.execute(migration.sql)
-                try completeMigration(to: migration.version)
+                if migration.version == targetVersion, startVersion < Self.entriesVersion { try deriveEntriesOfOlderMirror() }
                 let violations = try database.query("PRAGMA foreign_key_check") { $0.string(0) }
                 if let table = violations.first {
                     throw MirrorStoreError.migrationFailed(
@@ -146,10 +147,13 @@ public final class MirrorStore {
         }
     }
 
-    /// Does what a migration needs besides its SQL, with the store's own code: the entries of
-    /// the conversation are derived from the events the mirror already holds.
-    private func completeMigration(to version: Int) throws {
-        if version == Self.entriesVersion { try rebuildEntriesInTransaction() }
+    /// Derives the entries of the conversation from the events a mirror made before them holds,
+    /// with the store's own code: once, at the end of the migrations (that code writes the tables
+    /// of this build, not those of the version that introduced entries). A mirror without events
+    /// (a new one, or one a test migrates to an older version) has none to derive.
+    private func deriveEntriesOfOlderMirror() throws {
+        guard try database.scalarInt64("SELECT EXISTS (SELECT 1 FROM events)") == 1 else { return }
+        try rebuildEntriesInTransaction()
     }
 
     /// The version that introduced the entries (`schema/0012_entries.sql`).

@@ -13,7 +13,10 @@ struct EntriesSnapshot: Equatable {
             SELECT entry_id || ' ' || session_no || ' ' || kind || ' ' || origin || ' ' || first_ordinal || ' ' || last_ordinal
                    || ' ' || last_event_id || ' ' || events || ' ' || length || ' ' || open || ' ' || (indexed_events = events) || ' '
                    || coalesce(text_hash, 'NULL') || ' ' || coalesce(ts, 'NULL')
-            FROM entries ORDER BY entry_id
+            FROM entries
+            UNION ALL
+            SELECT 'single ' || event_id || ' ' || length || ' ' || coalesce(text_hash, 'NULL') || ' ' || coalesce(ts, 'NULL') FROM single_entries
+            ORDER BY 1
             """
         ) { $0.string(0) }
         tokens = try store.database.query(

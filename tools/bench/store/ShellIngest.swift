@@ -133,6 +133,8 @@ struct ShellMessages {
         var events = 1
         var text: String
         var timestamp: Int64?
+        /// An event that is an entry alone: a row of `single_entries`, not of `entries`.
+        var single = false
     }
 
     private var open: [Int: Message] = [:]
@@ -144,7 +146,7 @@ struct ShellMessages {
             // An entry alone (the streamed history's tool calls).
             if let message = open.removeValue(forKey: sessionNo) { ended.append(message) }
             ended.append(Message(id: id, sessionNo: sessionNo, kind: event.kind, firstOrdinal: ordinal, lastOrdinal: ordinal,
-                                 lastID: id, text: event.text, timestamp: event.timestamp))
+                                 lastID: id, text: event.text, timestamp: event.timestamp, single: true))
             return
         }
         if var message = open[sessionNo], message.kind == event.kind, message.text.utf8.count < 64 * 1024 {
@@ -165,21 +167,25 @@ struct ShellMessages {
         open = [:]
     }
 
-    /// The rows of `entries` and `entries_fts` of the messages ended since the last call.
+    /// The rows of `entries`, `single_entries` and `entries_fts` of the messages ended since the last call.
     mutating func takeEndedSQL() -> String {
         defer { ended = [] }
         guard !ended.isEmpty else { return "" }
-        let entries = ended.map { message in
-            let hash = ContentHash(of: Array(message.kind.utf8) + [0] + Array(message.text.utf8)).rawValue
-            return "(\(message.id),\(message.sessionNo),'\(message.kind)','server',\(message.firstOrdinal),\(message.lastOrdinal),"
-                + "\(message.lastID),\(message.events),\(message.text.utf8.count),0,\(message.events),0,\(hash),\(message.timestamp ?? 0))"
+        func hash(_ message: Message) -> Int64 { ContentHash(of: Array(message.kind.utf8) + [0] + Array(message.text.utf8)).rawValue }
+        let entries = ended.filter { !$0.single }.map { message in
+            "(\(message.id),\(message.sessionNo),'\(message.kind)','server',\(message.firstOrdinal),\(message.lastOrdinal),"
+                + "\(message.lastID),\(message.events),\(message.text.utf8.count),0,\(message.events),0,\(hash(message)),\(message.timestamp ?? 0))"
+        }
+        let singles = ended.filter(\.single).map { message in
+            "(\(message.id),\(message.text.utf8.count),\(hash(message)),\(message.timestamp ?? 0))"
         }
         let index = ended.map { message in
             let kind = "k" + message.kind.utf8.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined()
             return "(\(message.id),'\(message.text.replacing("'", with: "''"))','\(kind)','s\(message.sessionNo)')"
         }
-        return "INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length, "
-            + "open, indexed_events, indexed_at, text_hash, ts) VALUES " + entries.joined(separator: ",") + ";\n"
+        return (entries.isEmpty ? "" : "INSERT INTO entries (entry_id, session_no, kind, origin, first_ordinal, last_ordinal, last_event_id, events, length, "
+            + "open, indexed_events, indexed_at, text_hash, ts) VALUES " + entries.joined(separator: ",") + ";\n")
+            + (singles.isEmpty ? "" : "INSERT INTO single_entries (event_id, length, text_hash, ts) VALUES " + singles.joined(separator: ",") + ";\n")
             + "INSERT INTO entries_fts (rowid, text, kind, session) VALUES " + index.joined(separator: ",") + ";\n"
     }
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """SQLite's own time to store a mirror's events: reads them (untimed) from MIRROR, with the texts of
-the entries the mirror derived from them (a streamed message's chunks joined), then times inserting
-the same rows with executemany into a plain rowid table, in transactions of 20,000, and the
-entries' texts into a contentless FTS5 index, under the mirror's pragmas and page size.
+the entries the mirror derived from them (a streamed message's chunks joined, a single event's text
+as it is), then times inserting the same rows with executemany into a plain rowid table, in
+transactions of 20,000, and the entries' texts into a contentless FTS5 index, under the mirror's
+pragmas and page size.
 Writes out what the system still holds to write first (untimed, as oa-sync-bench does before
 oa-sync). Prints the seconds. Usage: sqlite-baseline.py MIRROR OUTPUT"""
 import os, sqlite3, sys, time
@@ -16,7 +17,8 @@ rows = source.execute(
 entries = source.execute(
     "SELECT n.entry_id, (SELECT group_concat(text, '') FROM (SELECT e.text FROM events e WHERE e.session_no = n.session_no "
     "AND e.ordinal BETWEEN n.first_ordinal AND n.last_ordinal AND e.kind = n.kind AND e.origin = n.origin ORDER BY e.ordinal)) "
-    "FROM entries n ORDER BY n.entry_id").fetchall()
+    "FROM entries n UNION ALL SELECT s.event_id, e.text FROM single_entries s JOIN events e ON e.event_id = s.event_id "
+    "ORDER BY 1").fetchall()
 source.close()
 for suffix in ("", "-wal", "-shm"):
     if os.path.exists(output + suffix):

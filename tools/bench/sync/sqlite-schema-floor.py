@@ -3,11 +3,11 @@
 events and entries of MIRROR, and the entries' texts, then times, each into a new database under the
 mirror's pragmas and page size, in transactions of 20,000 rows by executemany, in the mirror's
 order: the events into a table with the events table's definition alone, then with its indexes;
-the entries the same way; the entries' texts into a full-text table defined as the mirror's. The
-floor under `oa-sync-bench`'s ratio that the schema sets (`sqlite-baseline.py` stores the events
-in a plain table and the texts alone). Then what storing less would cost: the entries of messages
-alone (not of the events that are an entry alone), and the texts into a full-text table of the
-text alone (no kind or session column). Prints seconds per step. Usage: sqlite-schema-floor.py MIRROR"""
+the entries of messages the same way, and the single events' entries; the entries' texts into a
+full-text table defined as the mirror's. The floor under `oa-sync-bench`'s ratio that the schema
+sets (`sqlite-baseline.py` stores the events in a plain table and the texts alone). Then what
+storing less would cost: the texts into a full-text table of the text alone (no kind or session
+column). Prints seconds per step. Usage: sqlite-schema-floor.py MIRROR"""
 import os, sqlite3, sys, time
 
 mirror = sys.argv[1]
@@ -26,15 +26,18 @@ def columns(table):
     return [row[1] for row in source.execute(f"PRAGMA table_info({table})")]
 
 
-event_columns, entry_columns = columns("events"), columns("entries")
+event_columns, entry_columns, single_columns = columns("events"), columns("entries"), columns("single_entries")
 events = source.execute(f"SELECT {', '.join(event_columns)} FROM events ORDER BY event_id").fetchall()
 entries = source.execute(f"SELECT {', '.join(entry_columns)} FROM entries ORDER BY entry_id").fetchall()
+singles = source.execute(f"SELECT {', '.join(single_columns)} FROM single_entries ORDER BY event_id").fetchall()
 texts = source.execute(
     "SELECT n.entry_id, (SELECT group_concat(text, '') FROM (SELECT e.text FROM events e WHERE e.session_no = n.session_no "
     "AND e.ordinal BETWEEN n.first_ordinal AND n.last_ordinal AND e.kind = n.kind AND e.origin = n.origin ORDER BY e.ordinal)), "
-    "'k' || hex(n.kind), 's' || n.session_no FROM entries n ORDER BY n.entry_id").fetchall()
+    "'k' || hex(n.kind), 's' || n.session_no FROM entries n "
+    "UNION ALL SELECT e.event_id, e.text, 'k' || hex(e.kind), 's' || e.session_no FROM single_entries s JOIN events e USING (event_id) "
+    "ORDER BY 1").fetchall()
 fts = source.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_fts'").fetchone()[0]
-event_tables, entry_tables = definitions("events"), definitions("entries")
+event_tables, entry_tables, single_tables = definitions("events"), definitions("entries"), definitions("single_entries")
 source.close()
 
 
@@ -61,11 +64,10 @@ def timed(name, statements, table, names, rows):
 
 timed(f"{len(events)} events, the table alone", event_tables[:1], "events", event_columns, events)
 timed(f"{len(events)} events, with its indexes", event_tables, "events", event_columns, events)
-timed(f"{len(entries)} entries, the table alone", entry_tables[:1], "entries", entry_columns, entries)
-timed(f"{len(entries)} entries, with its indexes", entry_tables, "entries", entry_columns, entries)
+timed(f"{len(entries)} entries of messages, the table alone", entry_tables[:1], "entries", entry_columns, entries)
+timed(f"{len(entries)} entries of messages, with its indexes", entry_tables, "entries", entry_columns, entries)
+timed(f"{len(singles)} entries of single events", single_tables, "single_entries", single_columns, singles)
 timed(f"{len(texts)} entries' texts into the full-text table", [fts], "entries_fts", ["rowid", "text", "kind", "session"], texts)
-messages = [row for row in entries if "chunk" in row[entry_columns.index("kind")]]
-timed(f"{len(messages)} entries of messages alone, with its indexes", entry_tables, "entries", entry_columns, messages)
 text_alone = "CREATE VIRTUAL TABLE entries_fts USING fts5 (text, content = '', tokenize = 'unicode61 remove_diacritics 2')"
 timed(f"{len(texts)} entries' texts into a full-text table of the text alone", [text_alone], "entries_fts", ["rowid", "text"],
       [row[:2] for row in texts])
