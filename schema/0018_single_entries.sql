@@ -6,10 +6,11 @@
 -- (`docs/benchmarks.md`, issue 34). `entries` keeps the messages; a session's entries in order are
 -- its events (`events_by_session`) that are the first of one or the other.
 --
--- The guards against changing an indexed event under its entries now also refuse a change to an
--- event while its own single entry stands. (One standing after a changed event is not looked for
--- there: that would walk the session's later events at each row deleted; deriving it again would
--- fail on its key.)
+-- The guards against changing an indexed event under its entries refuse it while a message begins
+-- at or after it or reaches over it, as before, and now also while its own single entry stands.
+-- Single entries after it are no longer looked for (that would walk the session's later events at
+-- each row deleted): an event without an entry between a message and single entries, changed
+-- behind the store's back, is no longer refused.
 
 CREATE TABLE single_entries (
     -- Its event; its rowid in entries_fts.

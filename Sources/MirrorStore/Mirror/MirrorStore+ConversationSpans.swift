@@ -22,16 +22,20 @@ extension MirrorStore {
         guard let sessionNo = try knownSessionNumber(sessionID) else { return (ordinal, nil) }
         // The message holding `ordinal`, if one begins before it: messages do not overlap.
         let holding = try database.queryFirst(
-            "SELECT first_ordinal, last_ordinal FROM entries WHERE session_no = ?1 AND first_ordinal < ?2 ORDER BY first_ordinal DESC LIMIT 1",
+            """
+            SELECT first_ordinal, last_ordinal, entry_id FROM entries
+            WHERE session_no = ?1 AND first_ordinal < ?2 ORDER BY first_ordinal DESC LIMIT 1
+            """,
             [sessionNo, ordinal]
-        ) { (first: $0.int64(0), last: $0.int64(1)) }
-        let from = holding.flatMap { $0.last >= ordinal ? $0.first : nil } ?? ordinal
+        ) { (first: $0.int64(0), last: $0.int64(1), id: $0.int64(2)) }.flatMap { $0.last >= ordinal ? $0 : nil }
+        // The holding message, and the entries from `ordinal` on (not those nested in it before).
         let rows = try database.query(
             """
             SELECT \(Self.entryOrdinalsAndLength) FROM \(Self.eventsWithEntries)
-            WHERE e.session_no = ?1 AND e.ordinal >= ?2 AND \(Self.eventBeginsEntry) ORDER BY e.ordinal LIMIT ?3
+            WHERE e.session_no = ?1 AND e.ordinal >= ?2 AND \(Self.eventBeginsEntry) AND (e.ordinal >= ?3 OR e.event_id = ?4)
+            ORDER BY e.ordinal LIMIT ?5
             """,
-            [sessionNo, from, budget.entries + 1]
+            [sessionNo, holding?.first ?? ordinal, ordinal, holding?.id, budget.entries + 1]
         ) { (first: $0.int64(0), last: $0.int64(1), length: $0.int(2)) }
         let start = min(ordinal, rows.first?.first ?? ordinal)
         var bytes = 0
@@ -101,8 +105,8 @@ extension MirrorStore {
         guard let sessionNo = try knownSessionNumber(sessionID) else { return false }
         return try database.scalarInt64(
             """
-            SELECT EXISTS (SELECT 1 FROM entries WHERE session_no = ?1)
-                OR EXISTS (SELECT 1 FROM events e JOIN single_entries s ON s.event_id = e.event_id WHERE e.session_no = ?1)
+            SELECT CASE WHEN EXISTS (SELECT 1 FROM entries WHERE session_no = ?1) THEN 1
+                        ELSE EXISTS (SELECT 1 FROM events e JOIN single_entries s ON s.event_id = e.event_id WHERE e.session_no = ?1) END
             """,
             [sessionNo]
         ) == 1

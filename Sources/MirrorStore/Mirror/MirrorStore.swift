@@ -127,13 +127,12 @@ public final class MirrorStore {
     private func migrate(to targetVersion: Int) throws {
         try database.execute("PRAGMA foreign_keys = OFF")
         defer { try? database.execute("PRAGMA foreign_keys = ON") }
-        let startVersion = try schemaVersion()
         for migration in Migration.all where migration.version <= targetVersion {
             try database.writeTransaction {
                 // Another process may have migrated while this one waited for the lock.
                 guard try schemaVersion() < migration.version else { return }
                 try database.execute(migration.sql)
-                if migration.version == targetVersion, startVersion < Self.entriesVersion { try deriveEntriesOfOlderMirror() }
+                try completeMigration(to: migration.version)
                 let violations = try database.query("PRAGMA foreign_key_check") { $0.string(0) }
                 if let table = violations.first {
                     throw MirrorStoreError.migrationFailed(
@@ -147,14 +146,24 @@ public final class MirrorStore {
         }
     }
 
-    /// Derives the entries of the conversation from the events a mirror made before them holds,
-    /// with the store's own code: once, at the end of the migrations (that code writes the tables
-    /// of this build, not those of the version that introduced entries). A mirror without events
-    /// (a new one, or one a test migrates to an older version) has none to derive.
-    private func deriveEntriesOfOlderMirror() throws {
-        guard try database.scalarInt64("SELECT EXISTS (SELECT 1 FROM events)") == 1 else { return }
-        try rebuildEntriesInTransaction()
+    /// Does what a migration needs besides its SQL, with the store's own code: the entries of the
+    /// conversation are derived from the events a mirror made before them holds. That code writes
+    /// the tables of this build, not those of the version that introduced entries: the migration
+    /// to that version marks them pending (`entries_pending`, in its transaction), and the one to
+    /// the latest derives them, however many opens the migrations between took.
+    private func completeMigration(to version: Int) throws {
+        if version == Self.entriesVersion {
+            try database.execute("INSERT OR REPLACE INTO counters (name, value) VALUES ('\(Self.entriesPending)', 1)")
+        }
+        if version == Migration.latestVersion,
+           try database.scalarInt64("SELECT value FROM counters WHERE name = '\(Self.entriesPending)'") != nil {
+            try rebuildEntriesInTransaction()
+            try database.execute("DELETE FROM counters WHERE name = '\(Self.entriesPending)'")
+        }
     }
+
+    /// The counter that says the entries wait to be derived by the last migration.
+    private static let entriesPending = "entries_pending"
 
     /// The version that introduced the entries (`schema/0012_entries.sql`).
     static let entriesVersion = 12
