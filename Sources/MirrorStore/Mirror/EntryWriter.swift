@@ -246,6 +246,7 @@ final class EntryWriter {
         }
     }
 
+    /// Rows of `single_entries` from the events in hand, many to a statement.
     private static let singleEntries = MultiRowInsert("INSERT INTO single_entries (event_id, length, text_hash, ts)", row: "(?, ?, ?, ?)")
 
     /// Writes the message still open of one session, as `finish()` does, and forgets the

@@ -37,8 +37,8 @@ struct EventsInHand {
         ))
         if !isChunk && !text.isEmpty {
             singles.append(SingleEvent(
-                id: id, sessionNo: sessionNo, ordinal: ordinal, kind: String(decoding: kind, as: UTF8.self),
-                origin: origin.rawValue, text: String(decoding: text, as: UTF8.self), timestamp: timestamp
+                id: id, sessionNo: sessionNo, kind: String(decoding: kind, as: UTF8.self),
+                text: String(decoding: text, as: UTF8.self), timestamp: timestamp
             ))
         }
         if let timestamp {
@@ -76,9 +76,7 @@ struct EventsInHand {
 struct SingleEvent {
     var id: Int64
     var sessionNo: Int64
-    var ordinal: Int64
     var kind: String
-    var origin: String
     var text: String
     var timestamp: Int64?
 }
