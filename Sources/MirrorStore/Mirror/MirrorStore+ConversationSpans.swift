@@ -32,7 +32,7 @@ extension MirrorStore {
         let rows = try database.query(
             """
             SELECT \(Self.entryOrdinalsAndLength) FROM \(Self.eventsWithEntries)
-            WHERE e.session_no = ?1 AND e.ordinal >= ?2 AND \(Self.eventBeginsEntry) AND (e.ordinal >= ?3 OR e.event_id = ?4)
+            WHERE e.session_no = ?1 AND e.ordinal >= ?2 AND \(Self.entryJoined) AND (e.ordinal >= ?3 OR e.event_id = ?4)
             ORDER BY e.ordinal LIMIT ?5
             """,
             [sessionNo, holding?.first ?? ordinal, ordinal, holding?.id, budget.entries + 1]
@@ -60,7 +60,7 @@ extension MirrorStore {
         let rows = try database.query(
             """
             SELECT \(Self.entryOrdinalsAndLength) FROM \(Self.eventsWithEntries)
-            WHERE e.session_no = ?1 AND e.ordinal < ?2 AND \(Self.eventBeginsEntry) ORDER BY e.ordinal DESC LIMIT ?3
+            WHERE e.session_no = ?1 AND e.ordinal < ?2 AND \(Self.entryJoined) ORDER BY e.ordinal DESC LIMIT ?3
             """,
             [sessionNo, ordinal, budget.entries + 1]
         ) { (first: $0.int64(0), length: $0.int(2)) }
@@ -120,8 +120,9 @@ extension MirrorStore {
     static let eventsWithEntries = """
         events e LEFT JOIN entries n ON n.entry_id = e.event_id LEFT JOIN single_entries s ON s.event_id = e.event_id
         """
-    /// The event begins an entry.
-    static let eventBeginsEntry = "coalesce(n.entry_id, s.event_id) IS NOT NULL"
+    /// A row joined with both tables of entries (`n`, `s`) has its entry in one of them: for a
+    /// session's event, it begins an entry.
+    static let entryJoined = "coalesce(n.entry_id, s.event_id) IS NOT NULL"
     /// The entry's first and last ordinals and the bytes of its text.
     static let entryOrdinalsAndLength = "e.ordinal, coalesce(n.last_ordinal, e.ordinal), coalesce(n.length, s.length)"
 }

@@ -98,7 +98,7 @@ extension MirrorStore {
                 """
                 SELECT count(*) FROM (
                     SELECT 1 FROM \(Self.matchedEntries)
-                    WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3 AND \(Self.matchedEntryStands)
+                    WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3 AND \(Self.entryJoined)
                       AND (?4 IS NULL OR \(Self.matchedEntryTime) >= ?4) AND (?5 IS NULL OR \(Self.matchedEntryTime) <= ?5) LIMIT ?6)
                 """,
                 [query.match, query.eventIDs.lowerBound, query.eventIDs.upperBound, query.since, query.until, limit]
@@ -128,7 +128,7 @@ extension MirrorStore {
             """
             SELECT entries_fts.rowid, \(Self.rank(counts, from: 7)), \(Self.matchedEntryTime), coalesce(n.text_hash, s.text_hash)
             FROM \(Self.matchedEntries)
-            WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3 AND \(Self.matchedEntryStands)
+            WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3 AND \(Self.entryJoined)
               AND (?4 IS NULL OR \(Self.matchedEntryTime) >= ?4) AND (?5 IS NULL OR \(Self.matchedEntryTime) <= ?5)
             ORDER BY entries_fts.rowid DESC LIMIT ?6
             """,
@@ -141,8 +141,6 @@ extension MirrorStore {
     private static let matchedEntries = """
         entries_fts LEFT JOIN entries n ON n.entry_id = entries_fts.rowid LEFT JOIN single_entries s ON s.event_id = entries_fts.rowid
         """
-    /// A row of the index has its entry (as every row does, written in one transaction with it).
-    private static let matchedEntryStands = "coalesce(n.entry_id, s.event_id) IS NOT NULL"
     /// The time of a matched entry.
     private static let matchedEntryTime = "coalesce(n.ts, s.ts)"
 
