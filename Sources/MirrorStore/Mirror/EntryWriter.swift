@@ -124,6 +124,9 @@ final class EntryWriter {
     }
 
     private let derived: Derived
+    /// The texts of open messages that the write before left (`OpenMessageTexts`), for a pass
+    /// that derives `everyEventBefore`; the pass leaves those of the messages it leaves open.
+    var openTexts: OpenMessageTexts?
     /// The messages still open that grew in this pass are stored without writing their rows in
     /// the index, lagging (`finish()` decides).
     private(set) var lagsOpenMessages = false
@@ -266,6 +269,9 @@ final class EntryWriter {
                 )
             }
         }
+        if !sessionsOutOfOrder.contains(sessionNo), let open = sessions[sessionNo]?.open, let chunks = open.texts {
+            openTexts?.leave(entryID: open.entryID, events: open.events, lastEventID: open.lastEventID, chunks: chunks, bytes: open.length)
+        }
     }
 
     /// Rewrites the row of `message` (an entry already stored), whatever its age.
@@ -281,9 +287,12 @@ final class EntryWriter {
         case .nothing:
             return SessionState(open: nil, lastOrdinal: -1)
         case .everyEventBefore:
-            let open = try database.queryFirst(
+            var open = try database.queryFirst(
                 "SELECT \(Self.messageColumns()) FROM entries WHERE session_no = ?1 AND open = 1", [sessionNo]
             ) { Self.message($0) }
+            if let message = open {
+                open?.texts = openTexts?.take(entryID: message.entryID, events: message.events, lastEventID: message.lastEventID)
+            }
             return SessionState(open: open, lastOrdinal: open?.lastOrdinal ?? -1)
         case .through(let id):
             derivedThrough = id

@@ -61,11 +61,10 @@ struct EventsInHand {
     /// `memcmp`: compared a byte at a time through `String.UTF8View`, the kinds of a million
     /// events took a tenth of a second of the writer's.
     private static func equal(_ bytes: UnsafeRawBufferPointer, _ string: String) -> Bool {
+        guard string.utf8.count == bytes.count else { return false }
         var string = string
         return string.withUTF8 { utf8 in
-            guard utf8.count == bytes.count, let left = utf8.baseAddress, let right = bytes.baseAddress else {
-                return utf8.count == bytes.count
-            }
+            guard let left = utf8.baseAddress, let right = bytes.baseAddress else { return true }
             return memcmp(left, right, utf8.count) == 0
         }
     }

@@ -22,6 +22,10 @@ extension MirrorStore {
         // Events in hand were appended to their sessions, all of whose events were derived before.
         let writer = EntryWriter(database: database, now: now, lastEventID: last, derived: inHand == nil ? .through(first) : .everyEventBefore)
         if let inHand {
+            // Moved to the writer and back, not copied: it changes them in place.
+            writer.openTexts = openMessageTexts
+            openMessageTexts = OpenMessageTexts()
+            defer { openMessageTexts = writer.openTexts ?? OpenMessageTexts() }
             for event in inHand.events { try writer.add(event) }
             try writer.finish(singles: .inHand(inHand.singles))
         } else {

@@ -34,6 +34,8 @@ public final class MirrorStore {
     public var path: String { database.path }
     /// The wall clock of the times the mirror records (a writer stamps its own records by it too).
     public let clock: MirrorClock
+    /// What the last write transaction left of its open messages for the next one.
+    var openMessageTexts = OpenMessageTexts()
 
     /// Opens the mirror at `path`.
     ///
@@ -229,7 +231,24 @@ public final class MirrorStore {
 
     /// Runs `body` in one write transaction.
     public func write<T>(_ body: () throws -> T) throws -> T {
-        try database.writeTransaction(body)
+        guard !database.isInTransaction else { return try database.writeTransaction(body) }
+        do {
+            return try database.writeTransaction {
+                openMessageTexts.begin(at: try transactionStamp())
+                let result = try body()
+                openMessageTexts.end(at: try transactionStamp())
+                return result
+            }
+        } catch {
+            openMessageTexts.forget()
+            throw error
+        }
+    }
+
+    /// The stamp of the mirror as this connection sees it inside a transaction: its own changes,
+    /// and the count of other connections' commits.
+    func transactionStamp() throws -> OpenMessageTexts.Stamp {
+        OpenMessageTexts.Stamp(changes: database.totalChanges, dataVersion: try dataVersion())
     }
 
     /// Runs `body` in one read transaction: all its reads see the same snapshot.

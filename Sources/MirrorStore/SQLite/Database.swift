@@ -247,6 +247,9 @@ public final class Database {
     /// How many rows the last INSERT, UPDATE or DELETE changed.
     public var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// The rows this connection's statements inserted, changed or deleted since it opened.
+    public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     /// True while a transaction is open on this connection.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
