@@ -79,7 +79,7 @@ extension MirrorStore {
     /// The ordinals (first, last) of the person's first `limit` messages in the session
     /// `sessionID`, each whole, found by their own indexes without reading the entries or events
     /// between them (those from the desktop are messages, `entries_prompts`; those written here
-    /// single entries, `events_local`): a session's title is its first prompt's line, and lists
+    /// single entries, `events_marked`): a session's title is its first prompt's line, and lists
     /// ask it for each row. (Kinds and origins are written in the query, not bound, for the
     /// planner to take the partial indexes.)
     public func promptSpans(sessionID: String, limit: Int) throws -> [(first: Int64, last: Int64)] {
@@ -89,7 +89,7 @@ extension MirrorStore {
             SELECT * FROM (SELECT first_ordinal, last_ordinal FROM entries
                            WHERE session_no = ?1 AND kind = 'user_message_chunk' ORDER BY first_ordinal LIMIT ?2)
             UNION ALL
-            SELECT * FROM (SELECT e.ordinal, e.ordinal FROM events e JOIN single_entries s ON s.event_id = e.event_id
+            SELECT * FROM (SELECT e.ordinal, e.ordinal FROM events e INDEXED BY events_marked JOIN single_entries s ON s.event_id = e.event_id
                            WHERE e.session_no = ?1 AND e.origin = 'local' AND e.kind = 'user_message_chunk' ORDER BY e.ordinal LIMIT ?2)
             ORDER BY 1 LIMIT ?2
             """,

@@ -154,7 +154,7 @@ extension MirrorStore {
                 marked += database.changes
                 try database.run(
                     """
-                    UPDATE sessions SET gone_event_count = (SELECT count(*) FROM events WHERE session_no = ?1 AND gone_at IS NOT NULL)
+                    UPDATE sessions SET gone_event_count = (SELECT count(*) FROM events INDEXED BY events_marked WHERE session_no = ?1 AND gone_at IS NOT NULL)
                     WHERE session_no = ?1
                     """,
                     [sessionNo]
@@ -169,7 +169,7 @@ extension MirrorStore {
     public func agentTitle(sessionID: String) throws -> String? {
         try database.queryFirst(
             """
-            SELECT e.text FROM sessions s JOIN events e ON e.session_no = s.session_no AND e.kind = 'session_info_update'
+            SELECT e.text FROM sessions s JOIN events e INDEXED BY events_marked ON e.session_no = s.session_no AND e.kind = 'session_info_update'
             JOIN single_entries n ON n.event_id = e.event_id
             WHERE s.session_id = ?1 ORDER BY e.ordinal DESC LIMIT 1
             """,
@@ -294,7 +294,7 @@ extension MirrorStore {
         // Named, because the planner would otherwise walk the whole timeline by its primary key.
         try database.scalarInt64(
             """
-            SELECT EXISTS (SELECT 1 FROM events INDEXED BY events_provisional
+            SELECT EXISTS (SELECT 1 FROM events INDEXED BY events_marked
                            WHERE session_no = (SELECT session_no FROM sessions WHERE session_id = ?) AND provisional = 1)
             """,
             [sessionID]
