@@ -93,25 +93,48 @@ struct SearchTests {
         #expect(try store.search("jitter\u{0}bye").count == 1, "a NUL separates words")
     }
 
-    @Test("oa_bm25 given exact counts scores every match as FTS5's bm25() does")
+    @Test("oa_bm25 given exact counts scores every match as bm25 of the entries' lengths in bytes")
     func rankMatchesBM25() throws {
         let texts = ["the parser drops the last token", "parser parser parser", "a long line about the parser and its many tests",
                      "tests pass", "the token parser tests", "nothing"]
         try store.appendEvents(texts.enumerated().map { entryEvent("s", seq: Int64($0.offset + 1), text: $0.element) })
+        let textBytes = texts.reduce(0) { $0 + $1.utf8.count }
+        #expect(try store.indexedTextBytes() == Int64(textBytes))
+        let firstID = try #require(try store.database.scalarInt64("SELECT min(event_id) FROM events"))
         for words in [["parser"], ["parser", "tests"], ["tok*"], ["the", "parser"]] {
             let terms = words.compactMap { CompiledSearch(SearchExpression($0).node)?.phrases.first?.fts }
             let counts = try terms.map { term in
                 Double(try store.database.scalarInt64("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1", ["{text} : " + term]) ?? 0)
             }
-            let placeholders = counts.indices.map { "?\($0 + 2)" }.joined(separator: ", ")
+            let placeholders = counts.indices.map { ", ?\($0 + 3)" }.joined()
             let scores = try store.database.query(
-                "SELECT bm25(entries_fts), oa_bm25(entries_fts, \(placeholders)) FROM entries_fts WHERE entries_fts MATCH ?1",
-                ["{text} : (" + terms.joined(separator: " ") + ")"] + counts
-            ) { ($0.double(0), $0.double(1)) }
+                """
+                SELECT entries_fts.rowid, oa_bm25(entries_fts, s.length, ?2\(placeholders))
+                FROM entries_fts JOIN single_entries s ON s.event_id = entries_fts.rowid WHERE entries_fts MATCH ?1
+                """,
+                ["{text} : (" + terms.joined(separator: " ") + ")", textBytes] + counts
+            ) { ($0.int64(0), $0.double(1)) }
             #expect(!scores.isEmpty)
-            for (expected, score) in scores {
-                #expect(abs(expected - score) < 1e-9, "\(words): bm25 \(expected), oa_bm25 \(score)")
+            for (rowID, score) in scores {
+                let tokens = texts[Int(rowID - firstID)].split(separator: " ")
+                let frequencies = words.map { word in
+                    tokens.count { word.hasSuffix("*") ? $0.hasPrefix(word.dropLast()) : $0 == word }
+                }
+                let expected = Self.bm25(frequencies: frequencies, documents: counts, rows: Double(texts.count),
+                                         length: Double(tokens.joined(separator: " ").utf8.count),
+                                         averageLength: Double(textBytes) / Double(texts.count))
+                #expect(abs(expected - score) < 1e-9, "\(words), row \(rowID): bm25 \(expected), oa_bm25 \(score)")
             }
+        }
+    }
+
+    /// Okapi BM25 (k1 = 1.2, b = 0.75), negated, and an inverse document frequency of at least
+    /// 1e-6, as FTS5 computes it.
+    private static func bm25(frequencies: [Int], documents: [Double], rows: Double, length: Double, averageLength: Double) -> Double {
+        -zip(frequencies, documents).reduce(0.0) { score, term in
+            let frequency = Double(term.0)
+            let inverse = max(1e-6, log((rows - term.1 + 0.5) / (term.1 + 0.5)))
+            return score + inverse * frequency * 2.2 / (frequency + 1.2 * (0.25 + 0.75 * length / averageLength))
         }
     }
 

@@ -18,6 +18,12 @@ struct EntryIndexRows {
     private var rows: [Row] = []
     /// The bytes of the rows' texts.
     private var textBytes = 0
+    /// The bytes of text the rows add to the index, less those they take out.
+    private var indexedBytesChange: Int64 = 0
+
+    /// The counter of the bytes of text the index holds (`schema/0020_index_without_sizes.sql`):
+    /// search ranks an entry's length against their average.
+    static let indexedTextBytes = "indexed_text_bytes"
 
     /// The text of rows gathered before they are written (bytes): more than FTS5 gathers in memory
     /// before it writes a segment anyway (1 MiB), so that their order costs nothing more.
@@ -37,6 +43,7 @@ struct EntryIndexRows {
     private mutating func append(_ row: Row, database: Database) throws {
         rows.append(row)
         textBytes += row.text.utf8.count
+        indexedBytesChange += Int64(row.text.utf8.count) * (row.step == 0 ? -1 : 1)
         if textBytes >= Self.held { try write(database: database, selected: nil) }
     }
 
@@ -54,15 +61,24 @@ struct EntryIndexRows {
         defer {
             rows.removeAll(keepingCapacity: true)
             textBytes = 0
+            indexedBytesChange = 0
         }
         if let selected {
+            indexedBytesChange += try database.scalarInt64(
+                "SELECT coalesce(sum(length(CAST(text AS BLOB))), 0) \(selected.rows)", [0] + selected.arguments
+            ) ?? 0
             try writeMerged(with: selected, database: database)
-            return
+        } else if !rows.isEmpty {
+            rows.sort { ($0.rowID, $0.step) < ($1.rowID, $1.step) }
+            try Self.direct.write(rows, database: database) { row, statement, first in
+                try Self.bind(row, step: row.step == 0 ? .text("delete") : .null, to: statement, at: first)
+            }
         }
-        guard !rows.isEmpty else { return }
-        rows.sort { ($0.rowID, $0.step) < ($1.rowID, $1.step) }
-        try Self.direct.write(rows, database: database) { row, statement, first in
-            try Self.bind(row, step: row.step == 0 ? .text("delete") : .null, to: statement, at: first)
+        if indexedBytesChange != 0 {
+            try database.run(
+                "INSERT INTO counters (name, value) VALUES ('\(Self.indexedTextBytes)', ?1) ON CONFLICT (name) DO UPDATE SET value = value + ?1",
+                [indexedBytesChange]
+            )
         }
     }
 

@@ -142,6 +142,7 @@ extension MirrorStore {
     /// `rebuildEntries()` in the caller's transaction (the migrations, for a mirror made before entries).
     func rebuildEntriesInTransaction() throws {
         try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')")
+        try database.execute("INSERT OR REPLACE INTO counters (name, value) VALUES ('\(EntryIndexRows.indexedTextBytes)', 0)")
         try database.execute("DELETE FROM entries")
         try database.execute("DELETE FROM single_entries")
         let last = try searchIndexedUpTo()

@@ -126,13 +126,13 @@ extension MirrorStore {
     private func matches(_ query: SearchQuery, counts: [Double], limit: Int) throws -> [RankedMatch] {
         try database.query(
             """
-            SELECT entries_fts.rowid, \(Self.rank(counts, from: 7)), \(Self.matchedEntryTime), coalesce(n.text_hash, s.text_hash)
+            SELECT entries_fts.rowid, \(Self.rank(counts, from: 8)), \(Self.matchedEntryTime), coalesce(n.text_hash, s.text_hash)
             FROM \(Self.matchedEntries)
             WHERE entries_fts MATCH ?1 AND entries_fts.rowid >= ?2 AND entries_fts.rowid <= ?3 AND \(Self.entryJoined)
               AND (?4 IS NULL OR \(Self.matchedEntryTime) >= ?4) AND (?5 IS NULL OR \(Self.matchedEntryTime) <= ?5)
             ORDER BY entries_fts.rowid DESC LIMIT ?6
             """,
-            [query.match, query.eventIDs.lowerBound, query.eventIDs.upperBound, query.since, query.until, limit] + counts
+            [query.match, query.eventIDs.lowerBound, query.eventIDs.upperBound, query.since, query.until, limit, try indexedTextBytes()] + counts
         ) { RankedMatch(eventID: $0.int64(0), score: $0.double(1), timestamp: $0.optionalInt64(2), textHash: $0.optionalInt64(3)) }
     }
 
@@ -144,9 +144,16 @@ extension MirrorStore {
     /// The time of a matched entry.
     private static let matchedEntryTime = "coalesce(n.ts, s.ts)"
 
-    /// `oa_bm25` of the match, with the counts of its words' entries bound from parameter `first` on.
+    /// `oa_bm25` of the match, its entry's length against the bytes of the index's texts (bound
+    /// at parameter `first - 1`), with the counts of its words' entries bound from parameter `first` on.
     private static func rank(_ counts: [Double], from first: Int) -> String {
-        "\(SearchRank.functionName)(entries_fts, " + counts.indices.map { "?\(first + $0)" }.joined(separator: ", ") + ")"
+        "\(SearchRank.functionName)(entries_fts, coalesce(n.length, s.length), ?\(first - 1)"
+            + counts.indices.map { ", ?\(first + $0)" }.joined() + ")"
+    }
+
+    /// The bytes of the texts the full-text index holds.
+    func indexedTextBytes() throws -> Int64 {
+        try database.scalarInt64("SELECT value FROM counters WHERE name = '\(EntryIndexRows.indexedTextBytes)'") ?? 0
     }
 
     /// How many events hold `term` (one term of an FTS5 query): counted when fewer than

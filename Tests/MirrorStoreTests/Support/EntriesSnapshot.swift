@@ -1,10 +1,11 @@
 @testable import MirrorStore
 
-/// Every entry of a mirror (but when its row was written) and every token its index holds, by
-/// row: what a rebuild of the entries must leave as it found it.
+/// Every entry of a mirror (but when its row was written), every token its index holds, by row,
+/// and the bytes of text it holds: what a rebuild of the entries must leave as it found it.
 struct EntriesSnapshot: Equatable {
     var entries: [String]
     var tokens: [String]
+    var indexedTextBytes: Int64
 
     init(_ store: MirrorStore) throws {
         try store.database.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.entries_vocabulary USING fts5vocab(main, entries_fts, instance)")
@@ -22,5 +23,6 @@ struct EntriesSnapshot: Equatable {
         tokens = try store.database.query(
             "SELECT term, doc, col, offset FROM temp.entries_vocabulary ORDER BY doc, col, offset"
         ) { "\($0.string(0)) \($0.int64(1)) \($0.string(2)) \($0.int64(3))" }
+        indexedTextBytes = try store.indexedTextBytes()
     }
 }
