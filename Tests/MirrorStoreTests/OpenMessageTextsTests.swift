@@ -80,4 +80,26 @@ struct OpenMessageTextsTests {
         try store.rebuildEntries()
         #expect(try EntriesSnapshot(store) == incremental)
     }
+
+    private struct Failure: Error {}
+
+    @Test("a savepoint that rolls back leaves nothing of what it took or left (its event ids are handed out again)")
+    func savepointRolledBack() throws {
+        try store.appendEvents([messageEvent("s", text: "alpha ")])
+        try store.write {
+            do {
+                try store.write {
+                    try store.appendEvents([messageEvent("s", text: "xray ")])
+                    throw Failure()
+                }
+            } catch is Failure {}
+            try store.appendEvents([messageEvent("s", text: "yankee ")])
+        }
+        try store.appendEvents([messageEvent("s", text: "zulu")] + [entryEvent("s", text: "tool")])
+        #expect(try store.search("xray").isEmpty, "rolled back")
+        #expect(try store.search("yankee").map(\.ordinal) == [0])
+        let incremental = try EntriesSnapshot(store)
+        try store.rebuildEntries()
+        #expect(try EntriesSnapshot(store) == incremental)
+    }
 }

@@ -158,8 +158,9 @@ final class EntryWriter {
         var indexedEvents: Int64
         var indexedAt: Int64?
         var timestamp: Int64?
-        /// The texts of its chunks when every one is at hand (it began in this pass); else nil,
-        /// and they are read from the events when it is written.
+        /// The texts of its chunks when every one is at hand (it began in this pass, or the write
+        /// before left them: `OpenMessageTexts`); else nil, and they are read from the events when
+        /// it is written.
         var texts: [String]?
         /// It has a row in `entries`.
         var stored: Bool

@@ -154,7 +154,7 @@ extension MirrorStore {
                 marked += database.changes
                 try database.run(
                     """
-                    UPDATE sessions SET gone_event_count = (SELECT count(*) FROM events INDEXED BY events_marked WHERE session_no = ?1 AND gone_at IS NOT NULL)
+                    UPDATE sessions SET gone_event_count = (SELECT count(*) FROM events INDEXED BY events_gone WHERE session_no = ?1 AND gone_at IS NOT NULL)
                     WHERE session_no = ?1
                     """,
                     [sessionNo]

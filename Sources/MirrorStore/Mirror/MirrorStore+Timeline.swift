@@ -182,7 +182,7 @@ extension MirrorStore {
             """
             UPDATE sessions SET
                 local_event_count = (SELECT count(*) FROM events WHERE session_no = ?1),
-                gone_event_count = (SELECT count(*) FROM events INDEXED BY events_marked WHERE session_no = ?1 AND gone_at IS NOT NULL),
+                gone_event_count = (SELECT count(*) FROM events INDEXED BY events_gone WHERE session_no = ?1 AND gone_at IS NOT NULL),
                 gone_at = CASE WHEN ?5 THEN coalesce(gone_at, ?4) ELSE NULL END,
                 last_ts = coalesce(?2, last_ts),
                 server_event_count = coalesce(?3, server_event_count)
@@ -222,7 +222,7 @@ extension MirrorStore {
     public func goneOrdinals(sessionID: String) throws -> [Int64] {
         try database.query(
             """
-            SELECT e.ordinal FROM events e INDEXED BY events_marked
+            SELECT e.ordinal FROM events e INDEXED BY events_gone
             WHERE e.session_no = (SELECT session_no FROM sessions WHERE session_id = ?) AND e.gone_at IS NOT NULL
             ORDER BY e.ordinal
             """,

@@ -74,7 +74,7 @@ extension MirrorStore {
             let inserted = try insert(batch, rows: try rowsToWrite(batch, history: merge.history, bySession: false),
                                       indexing: merge.indexing) { _ in sessionNo }.count
             try database.run(
-                "UPDATE sessions SET local_event_count = local_event_count + ?2, gone_event_count = (SELECT count(*) FROM events INDEXED BY events_marked WHERE session_no = ?1 AND gone_at IS NOT NULL) WHERE session_no = ?1",
+                "UPDATE sessions SET local_event_count = local_event_count + ?2, gone_event_count = (SELECT count(*) FROM events INDEXED BY events_gone WHERE session_no = ?1 AND gone_at IS NOT NULL) WHERE session_no = ?1",
                 [sessionNo, Int64(inserted - removed)]
             )
             outcome.inserted += inserted

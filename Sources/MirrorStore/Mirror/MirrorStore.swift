@@ -229,9 +229,17 @@ public final class MirrorStore {
         if busy == 1 { throw MirrorStoreError.checkpointIncomplete(path: database.path) }
     }
 
-    /// Runs `body` in one write transaction.
+    /// Runs `body` in one write transaction (inside another, as a savepoint of it).
     public func write<T>(_ body: () throws -> T) throws -> T {
-        guard !database.isInTransaction else { return try database.writeTransaction(body) }
+        guard !database.isInTransaction else {
+            do {
+                return try database.writeTransaction(body)
+            } catch {
+                // Rolled back to the savepoint: what it took or left of the open messages' texts is no longer so.
+                openMessageTexts.forget()
+                throw error
+            }
+        }
         do {
             return try database.writeTransaction {
                 openMessageTexts.begin(at: try transactionStamp())

@@ -3,11 +3,13 @@
 /// events when it ends (a sixteenth of the writer's time on a million small events over 1,000
 /// sessions, each batch ending a message in most of them: `docs/benchmarks.md`, issue 34).
 ///
-/// They are only used by the transaction right after the one that left them, and only when
-/// nothing else changed the mirror in between: the `Stamp` taken at the end of that transaction
-/// (this connection's changes, and other connections' commits as `PRAGMA data_version` counts
-/// them) must be the one taken at the start of the next. A message's texts are also used only
-/// for the row they were left with (its first event, number of events and last event).
+/// A message's texts are used only for the row they were left with (its first event, number of
+/// events and last event): events' texts never change and their ids are never reused, so such a
+/// row is made of the same chunks. They are also used only by the transaction right after the one
+/// that left them, and only when nothing else changed the mirror in between: the `Stamp` taken at
+/// the end of that transaction (this connection's changes, and other connections' commits as
+/// `PRAGMA data_version` counts them) must be the one taken at the start of the next; and a
+/// savepoint that rolls back forgets them (its event ids are handed out again).
 struct OpenMessageTexts {
     /// What the mirror was at a point inside a transaction, as far as this connection can tell.
     struct Stamp: Equatable {
@@ -49,9 +51,13 @@ struct OpenMessageTexts {
         return texts.chunks
     }
 
-    /// Leaves the texts of a message open at the end of this transaction (while they fit).
+    /// Leaves the texts of a message open at the end of this transaction (while they fit; else
+    /// none of that message's).
     mutating func leave(entryID: Int64, events: Int64, lastEventID: Int64, chunks: [String], bytes: Int64) {
-        guard leavingBytes + Int(bytes) <= Self.byteLimit else { return }
+        guard leavingBytes + Int(bytes) <= Self.byteLimit else {
+            leaving[entryID] = nil
+            return
+        }
         leavingBytes += Int(bytes)
         leaving[entryID] = Texts(events: events, lastEventID: lastEventID, chunks: chunks)
     }
@@ -64,7 +70,7 @@ struct OpenMessageTexts {
         leavingBytes = 0
     }
 
-    /// Forgets everything: the transaction did not commit.
+    /// Forgets everything: the transaction, or a savepoint of it, did not commit.
     mutating func forget() {
         kept = [:]
         keptAt = nil
