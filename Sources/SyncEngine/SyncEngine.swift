@@ -58,7 +58,9 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
         logger: Logger = Logger(label: "openagents.sync"),
         observer: @escaping @Sendable (_ desktop: String, SyncEvent) -> Void = { _, _ in }
     ) throws {
-        store = try MirrorStore(path: mirrorPath, clock: wallClock)
+        store = try MirrorStore(path: mirrorPath, clock: wallClock) { done, total in
+            if done == 0 { logger.notice("updating the mirror's format (\(total) steps; on a large mirror this takes a while)") }
+        }
         self.clock = clock
         checkpointer = WALCheckpointer(path: mirrorPath)
         try store.handCheckpoints(to: checkpointer)

@@ -96,9 +96,14 @@ struct SchemaTests {
                     )
                 }
             }
-            let store = try MirrorStore(path: path)
+            var reports: [[Int]] = []
+            let store = try MirrorStore(path: path) { reports.append([$0, $1]) }
             #expect(try store.schemaVersion() == Migration.latestVersion)
-            let fresh = try MirrorStore(path: directory.path("fresh.sqlite"))
+            let steps = Migration.latestVersion - start
+            #expect(reports == (start == 0 ? [] : (0...steps).map { [$0, steps] }), "an existing mirror's steps are told, from version \(start)")
+            var freshReports = 0
+            let fresh = try MirrorStore(path: directory.path("fresh.sqlite")) { _, _ in freshReports += 1 }
+            #expect(freshReports == 0, "a new file's are not")
             #expect(try schemaObjects(store.database) == schemaObjects(fresh.database), "from version \(start)")
             if start >= 1 {
                 #expect(try store.timeline(sessionID: "s1").map(\.text) == ["written before the upgrade"])

@@ -52,7 +52,11 @@ public final class CommandContext {
             throw .mirror(.mirrorNotFound(path: mirrorPath))
         }
         do {
-            let store = try MirrorStore(path: mirrorPath, clock: clock)
+            let store = try MirrorStore(path: mirrorPath, clock: clock, migrating: progress.map { report in
+                { done, total in
+                    report(CommandProgress(activity: "updating the mirror's format", done: done, total: total, unit: "steps", finished: done == total))
+                }
+            })
             try store.mapForReading()
             openedStore = store
             return store

@@ -37,16 +37,24 @@ public final class MirrorStore {
     /// What the last write transaction left of its open messages for the next one.
     var openMessageTexts = OpenMessageTexts()
 
-    /// Opens the mirror at `path`.
+    /// Opens the mirror at `path`, migrating it to this build's version first if it is older.
     ///
+    /// - Parameter migrating: told, when a mirror made by an older build needs migrations, before
+    ///   each one (how many are done, of how many) and once they all are: a migration may take
+    ///   seconds on a large mirror (deriving its entries again), for a front end to say why
+    ///   opening takes long.
     /// - Throws: `MirrorStoreError` when the file is not a SQLite database, not a mirror, or from a
     ///   newer version; `SQLiteError` when SQLite fails (permissions, full disk, a lock held too long).
-    public convenience init(path: String, mode: Database.AccessMode = .readWrite, clock: MirrorClock = .system) throws {
-        try self.init(path: path, mode: mode, clock: clock, migratingTo: Migration.latestVersion)
+    public convenience init(
+        path: String, mode: Database.AccessMode = .readWrite, clock: MirrorClock = .system,
+        migrating: ((_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws {
+        try self.init(path: path, mode: mode, clock: clock, migratingTo: Migration.latestVersion, migrating: migrating)
     }
 
     /// Opens the mirror and migrates it to `targetVersion` only (for tests of older versions).
-    init(path: String, mode: Database.AccessMode, clock: MirrorClock, migratingTo targetVersion: Int) throws {
+    init(path: String, mode: Database.AccessMode, clock: MirrorClock, migratingTo targetVersion: Int,
+         migrating: ((_ done: Int, _ total: Int) -> Void)? = nil) throws {
         if Self.isSpecialFile(path) {
             throw MirrorStoreError.notAMirror(path: path, reason: "it is not a regular file")
         }
@@ -75,7 +83,8 @@ public final class MirrorStore {
             guard mode == .readWrite else {
                 throw MirrorStoreError.schemaTooOld(path: path, found: version, required: targetVersion)
             }
-            try migrate(to: targetVersion)
+            // A new file's migrations make it; only an existing mirror's are worth telling.
+            try migrate(from: version, to: targetVersion, reporting: version > 0 ? migrating : nil)
         }
     }
 
@@ -126,10 +135,12 @@ public final class MirrorStore {
     ///
     /// Foreign keys are off while they run, as SQLite's recipe for rebuilding a table requires
     /// (dropping a parent table would otherwise cascade), and checked before each commits.
-    private func migrate(to targetVersion: Int) throws {
+    private func migrate(from version: Int, to targetVersion: Int, reporting report: ((_ done: Int, _ total: Int) -> Void)?) throws {
         try database.execute("PRAGMA foreign_keys = OFF")
         defer { try? database.execute("PRAGMA foreign_keys = ON") }
-        for migration in Migration.all where migration.version <= targetVersion {
+        let pending = Migration.all.filter { $0.version > version && $0.version <= targetVersion }
+        for (done, migration) in pending.enumerated() {
+            report?(done, pending.count)
             try database.writeTransaction {
                 // Another process may have migrated while this one waited for the lock.
                 guard try schemaVersion() < migration.version else { return }
@@ -146,6 +157,7 @@ public final class MirrorStore {
                 try database.execute("PRAGMA application_id = \(Self.applicationID)")
             }
         }
+        report?(pending.count, pending.count)
     }
 
     /// Does what a migration needs besides its SQL, with the store's own code: the entries of the
