@@ -170,6 +170,7 @@ let package = Package(
             dependencies: [
                 "Bridge",
                 "Commands",
+                "Primitives",
                 "SyncEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -182,6 +183,7 @@ let package = Package(
             dependencies: [
                 "Bridge",
                 "Commands",
+                "Primitives",
                 "ProgramOptions",
                 "SyncEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

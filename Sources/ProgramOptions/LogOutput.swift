@@ -1,6 +1,7 @@
 import Foundation
 import Commands
 import Logging
+import Primitives
 
 /// How log lines are written to standard error.
 public enum LogFormat: String, Sendable, CaseIterable {
@@ -62,7 +63,7 @@ public struct StandardErrorLogHandler: LogHandler {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             line = String(decoding: data, as: UTF8.self)
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        DescriptorWriting.writeErrorLine(line)
     }
 
     /// The syslog priority of a level, as journald reads it from a `<N>` prefix.

@@ -1,5 +1,6 @@
 import Foundation
 import Commands
+import Primitives
 import SyncEngine
 
 /// A single progress line on a terminal's standard error, redrawn in place (`\r`), and erased
@@ -28,11 +29,11 @@ public final class ProgressLine: Sendable {
     }
 
     private func draw(_ text: String) {
-        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + text).utf8))
+        _ = DescriptorWriting.writeText("\r\u{1B}[2K" + text, to: STDERR_FILENO)
     }
 
     /// Erases the line.
     public func clear() {
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        _ = DescriptorWriting.writeText("\r\u{1B}[2K", to: STDERR_FILENO)
     }
 }

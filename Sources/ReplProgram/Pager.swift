@@ -1,4 +1,5 @@
 import Foundation
+import Primitives
 
 /// Output taller than the terminal shown through a pager, as psql and git do: `$PAGER` (run by
 /// `/bin/sh`), else `less -RFX` when it is installed (it quits at once when the text fits, keeps

@@ -1,5 +1,6 @@
 import Commands
 import Foundation
+import Primitives
 import Synchronization
 
 /// Runs text commands one by one and prints their results: the REPL and script modes.
@@ -210,7 +211,7 @@ enum Terminal {
     }
 
     static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        DescriptorWriting.writeErrorLine(text)
     }
 
     /// Whether standard error is a terminal and NO_COLOR is not set.
@@ -219,6 +220,6 @@ enum Terminal {
     }
 
     static func prompt(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        _ = DescriptorWriting.writeText(text, to: STDOUT_FILENO)
     }
 }

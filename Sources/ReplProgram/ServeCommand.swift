@@ -3,6 +3,7 @@ import Bridge
 import Foundation
 import Logging
 import NIOSSL
+import Primitives
 import ProgramOptions
 import ServiceLifecycle
 import WebViewer
@@ -77,7 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("cannot use --tls-cert \(tlsCert) with --tls-key \(tlsKey): \(error)")
             }
         }
-        if noRedact { FileHandle.standardError.write(Data((ScriptShell.redactionOffNotice + "\n").utf8)) }
+        if noRedact { DescriptorWriting.writeErrorLine(ScriptShell.redactionOffNotice) }
         let logger = Logger(label: "oa-serve")
         // SIGINT and SIGTERM shut the server down gracefully: live streams end, requests under way finish.
         let services = ServiceGroup(services: [ViewerServer(configuration: configuration, logger: logger)],
@@ -85,7 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await services.run()
         } catch {
-            FileHandle.standardError.write(Data("oa serve: \(error)\n".utf8))
+            DescriptorWriting.writeErrorLine("oa serve: \(error)")
             throw ExitCode(1)
         }
     }

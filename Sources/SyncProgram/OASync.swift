@@ -4,6 +4,7 @@ import Commands
 import Dispatch
 import Foundation
 import Logging
+import Primitives
 import ProgramOptions
 import SyncEngine
 
@@ -95,6 +96,10 @@ struct OASync: AsyncParsableCommand {
 
     func run() async throws {
         LargeAllocations.mapLargeBlocksAlone()
+        // A reader of standard error that went away (a log pipe closed) costs its log lines, not
+        // the mirror's sync: a failed write is an error to drop (`DescriptorWriting`), from the
+        // first line on, as it is anyway once SwiftNIO's first connection ignores the signal.
+        signal(SIGPIPE, SIG_IGN)
         StandardErrorLogHandler.bootstrap(format: resolvedLogFormat, level: quiet ? .warning : verbose ? .debug : .info)
         let logger = Logger(label: "oa-sync")
         if discover {
@@ -131,19 +136,17 @@ struct OASync: AsyncParsableCommand {
                 case .stateChanged, .problem, .sessionNotMirrored: progressLine?.clear()
                 case .certificateTrusted(let pin):
                     progressLine?.clear()
-                    FileHandle.standardError.write(Data("""
+                    DescriptorWriting.writeErrorLine("""
                         oa-sync: trusting \(urls[desktop] ?? desktop) on first use: its certificate's SHA-256 is \(pin)
                         oa-sync: the pin is remembered in the mirror; a different certificate will be refused
-
-                        """.utf8))
+                        """)
                 case .historyStartedAgain(let desktop, let earlierSessions):
                     progressLine?.clear()
-                    FileHandle.standardError.write(Data("""
+                    DescriptorWriting.writeErrorLine("""
                         oa-sync: the history of \(desktop) started again (the desktop was reinstalled or its history wiped): \
                         the \(earlierSessions) session(s) mirrored from the earlier one stay, marked gone from the desktop; \
                         the new history is mirrored from its start
-
-                        """.utf8))
+                        """)
                 }
             }
         } catch let error as CredentialsError {
@@ -193,7 +196,7 @@ struct OASync: AsyncParsableCommand {
                 if error is CancellationError || work.isCancelled { continue }
                 failure = failure ?? (desktop, error)
                 if outcomes.count > 1 {
-                    FileHandle.standardError.write(Data("oa-sync: \(desktop): \(CommandError.message(for: error))\n".utf8))
+                    DescriptorWriting.writeErrorLine("oa-sync: \(desktop): \(CommandError.message(for: error))")
                 }
             }
         }
@@ -208,7 +211,7 @@ struct OASync: AsyncParsableCommand {
         if !failedSessions.isEmpty {
             for (desktop, sessionID, reason) in failedSessions {
                 let prefix = outcomes.count > 1 ? "\(desktop): " : ""
-                FileHandle.standardError.write(Data("oa-sync: \(prefix)session \(sessionID) could not be mirrored: \(reason)\n".utf8))
+                DescriptorWriting.writeErrorLine("oa-sync: \(prefix)session \(sessionID) could not be mirrored: \(reason)")
             }
             throw fail("oa-sync: \(failedSessions.count) session(s) could not be mirrored (the others were); "
                  + "they are retried with backoff: see oa-repl status", code: 7)
@@ -300,7 +303,7 @@ struct OASync: AsyncParsableCommand {
     /// throw, so that the `defer`s on the way out (the mirror's lock) run.
     func fail(_ message: String, code: Int32) -> ExitCode {
         let prefix = resolvedLogFormat == .journal ? "<3>" : ""
-        FileHandle.standardError.write(Data((prefix + message + "\n").utf8))
+        DescriptorWriting.writeErrorLine(prefix + message)
         return ExitCode(code)
     }
 }

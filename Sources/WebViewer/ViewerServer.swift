@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTLS
 import Logging
 import NIOSSL
+import Primitives
 import ServiceLifecycle
 
 /// The web viewer: a read-only view of the mirror in a browser, served on 127.0.0.1 by default.
@@ -59,7 +60,7 @@ public struct ViewerServer: Service {
 
     /// Serves until cancelled or shut down gracefully, printing the URL on standard output.
     public func run() async throws {
-        try await run { url in FileHandle.standardOutput.write(Data("oa serve: the mirror \(configuration.mirrorPath) at \(url) (Ctrl-C stops)\n".utf8)) }
+        try await run { url in _ = DescriptorWriting.writeLine("oa serve: the mirror \(configuration.mirrorPath) at \(url) (Ctrl-C stops)", to: STDOUT_FILENO) }
     }
 
     /// Serves until cancelled or shut down gracefully; `ready` gets the viewer's URL once it listens.

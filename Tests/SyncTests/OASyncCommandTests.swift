@@ -18,6 +18,22 @@ struct OASyncCommandTests {
         #expect(outcome.standardOutput.isEmpty)
     }
 
+    @Test("standard error's reader gone: its log lines are lost, not the program (exit 1 as usual, no trap)")
+    func standardErrorReaderGone() async throws {
+        let directory = try TemporaryDirectory()
+        let process = Process()
+        process.executableURL = BuildProducts.executable("oa-sync")
+        process.arguments = ["--bridge", "ws://127.0.0.1:9", "--db", directory.path("m.sqlite"), "--once"]
+        let standardError = Pipe()
+        try standardError.fileHandleForReading.close()
+        process.standardError = standardError
+        process.standardOutput = FileHandle.nullDevice
+        let end = try ProcessEnd(running: process)
+        try standardError.fileHandleForWriting.close()
+        let status = await end.status(within: .seconds(60))
+        #expect(process.terminationReason == .exit && status == 1, "status \(status.map(String.init) ?? "none"), \(process.terminationReason)")
+    }
+
     @Test("--once exits 7 naming a session that could not be mirrored (its timeline over the cap); every other session is mirrored whole")
     func sessionFailedExitsSeven() async throws {
         let directory = try TemporaryDirectory()
