@@ -55,18 +55,16 @@ struct EntryIndexRows {
         "INSERT INTO entries_fts (entries_fts, rowid, text, kind, session)", row: "(?, ?, ?, ?, ?)", oneRowEach: true
     )
 
-    /// Writes the rows gathered, and those of `selected` (read from their events), in the order of
-    /// their rowids; forgets the rows gathered.
-    mutating func write(database: Database, selected: SelectedSingles?) throws {
+    /// Writes the rows gathered, and those of `selected` (read from their events, `selectedBytes`
+    /// the bytes of their texts), in the order of their rowids; forgets the rows gathered.
+    mutating func write(database: Database, selected: SelectedSingles?, selectedBytes: Int64 = 0) throws {
         defer {
             rows.removeAll(keepingCapacity: true)
             textBytes = 0
             indexedBytesChange = 0
         }
         if let selected {
-            indexedBytesChange += try database.scalarInt64(
-                "SELECT coalesce(sum(length(CAST(text AS BLOB))), 0) \(selected.rows)", [0] + selected.arguments
-            ) ?? 0
+            indexedBytesChange += selectedBytes
             try writeMerged(with: selected, database: database)
         } else if !rows.isEmpty {
             rows.sort { ($0.rowID, $0.step) < ($1.rowID, $1.step) }

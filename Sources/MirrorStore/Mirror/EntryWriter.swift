@@ -238,15 +238,19 @@ final class EntryWriter {
             }
             try indexRows.write(database: database, selected: nil)
         case .selected(let selected):
-            try database.run(
+            // Their lengths come back as they are written: the index's count of bytes takes them
+            // without a second pass over the texts.
+            var bytes: Int64 = 0
+            _ = try database.query(
                 """
                 INSERT INTO single_entries (event_id, length, text_hash, ts)
                 SELECT event_id, length(CAST(text AS BLOB)), \(EntryTextHash.functionName)(kind, text), ts \(selected.rows)
+                RETURNING length
                 """,
                 // The condition's parameters are numbered from ?2 on.
                 [0] + selected.arguments
-            )
-            try indexRows.write(database: database, selected: selected)
+            ) { bytes += $0.int64(0) }
+            try indexRows.write(database: database, selected: selected, selectedBytes: bytes)
         }
     }
 
