@@ -51,7 +51,7 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seed of the synthetic history.", valueName: "number"))
     var seed: UInt64 = 1
 
-    @Option(help: ArgumentHelp("The synthetic history's shape: uniform (events of about 150 bytes), realistic (tiny chunks with tool outputs from 10 KB to 8 MB on a long tail, a few huge sessions) or runs (realistic, with eight outputs of 6 MB in a row at a third of the events and thirty of 1 MB at two thirds, beyond the count).", valueName: "shape"))
+    @Option(help: ArgumentHelp("The synthetic history's shape: uniform (events of about 150 bytes), realistic (tiny chunks with tool outputs from 10 KB to 8 MB on a long tail, a few huge sessions), runs (realistic, with eight outputs of 6 MB in a row at a third of the events and thirty of 1 MB at two thirds, beyond the count) or streamed (small events only: each session's turns streamed in pieces of a few characters, sessions interleaved at random).", valueName: "shape"))
     var shape: String = "uniform"
 
     @Option(help: ArgumentHelp("Advertise the simulator by DNS-SD (_openagents._tcp) under this instance name.", valueName: "name"))
@@ -71,7 +71,7 @@ struct BridgeSimulatorCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard Flavor(rawValue: flavor) != nil else { throw ValidationError("--flavor must be stock or cursor") }
-        guard HistoryShape(rawValue: shape) != nil else { throw ValidationError("--shape must be uniform, realistic or runs") }
+        guard HistoryShape(rawValue: shape) != nil else { throw ValidationError("--shape must be uniform, realistic, runs or streamed") }
         guard (1...2).contains(historyCursorVersion) else { throw ValidationError("--history-cursor-version must be 1 or 2") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard sessions >= 0, events >= 0 else { throw ValidationError("--sessions and --events cannot be negative") }

@@ -13,9 +13,13 @@ enum HistoryShape: String, CaseIterable {
     /// The realistic shape with runs of large outputs in a row in its first session, as a
     /// file-reading agent makes them (`largeOutputRuns`), beyond the events asked for.
     case runs
+    /// Small events only, as models stream them: each session's turns (`StreamedTurns`: a prompt,
+    /// thinking and a reply in pieces of 2–12 characters, a tool call and its output of a line),
+    /// the sessions interleaved at random as in the uniform shape.
+    case streamed
 
     /// True for the shapes with streamed chunks and long-tailed tool outputs.
-    var isRealistic: Bool { self != .uniform }
+    var isRealistic: Bool { self == .realistic || self == .runs }
 
     /// The runs of the `runs` shape: where each comes (after this fraction of the events), and how
     /// many outputs of how many bytes it holds.

@@ -7,6 +7,9 @@ import ToolSupport
 struct StreamedText {
     private var pending: [Unicode.Scalar] = []
 
+    /// True once the paragraph begun is handed out whole (and before the first piece).
+    var isAtParagraphEnd: Bool { pending.isEmpty }
+
     /// The next piece, as a JSON string (quoted, escaped).
     mutating func nextPiece(words: [String], random: inout SplitMix64) -> String {
         if pending.isEmpty { pending = Array(Self.paragraph(words: words, random: &random).unicodeScalars) }

@@ -26,6 +26,7 @@ struct SyntheticHistory {
         var random = SplitMix64(seed: seed)
         var produced = Array(repeating: 0, count: sessions)
         var streams = Array(repeating: (reply: StreamedText(), thought: StreamedText()), count: shape.isRealistic ? sessions : 0)
+        var turns = Array(repeating: StreamedTurns(), count: shape == .streamed ? sessions : 0)
         var batch: [(sessionID: String, ts: Int64, json: [UInt8])] = []
         var batchBytes = 0
         var ts: Int64 = 1_731_000_000_000
@@ -53,9 +54,13 @@ struct SyntheticHistory {
             let ordinal = produced[session]
             produced[session] += 1
             ts += Int64(random.next() % 40)
-            let json = ordinal >= 2 && shape.isRealistic && random.next() % HistoryShape.toolOutputEvery == 0
-                ? toolOutput(ordinal: ordinal, session: session, bytes: HistoryShape.toolOutputBytes(random: &random), random: &random)
-                : Array(update(ordinal: ordinal, session: session, streams: &streams, random: &random).utf8)
+            let json = if ordinal >= 1 && shape == .streamed {
+                Array(turns[session].next(callID: "call-\(session)-\(ordinal)", random: &random).utf8)
+            } else if ordinal >= 2 && shape.isRealistic && random.next() % HistoryShape.toolOutputEvery == 0 {
+                toolOutput(ordinal: ordinal, session: session, bytes: HistoryShape.toolOutputBytes(random: &random), random: &random)
+            } else {
+                Array(update(ordinal: ordinal, session: session, streams: &streams, random: &random).utf8)
+            }
             try add(session, json)
         }
         if !batch.isEmpty { try emit(batch) }
@@ -82,38 +87,40 @@ struct SyntheticHistory {
         func sentence(_ count: Int) -> String {
             (0..<count).map { _ in Self.words[Int(random.next() % UInt64(Self.words.count))] }.joined(separator: " ")
         }
-        /// An update of `kind` with `fields` (JSON members) after its tag.
-        func tagged(_ kind: UpdateKind, _ fields: String) -> String {
-            #"{"sessionUpdate":"\#(kind.rawValue)",\#(fields)}"#
-        }
         func chunk(_ kind: UpdateKind, _ text: String) -> String {
-            quotedChunk(kind, "\"\(text)\"")
-        }
-        /// A chunk whose text is `quoted`, a JSON string.
-        func quotedChunk(_ kind: UpdateKind, _ quoted: String) -> String {
-            tagged(kind, #""content":{"content":{"type":"text","text":\#(quoted)}}"#)
+            Self.quotedChunk(kind, "\"\(text)\"")
         }
         switch ordinal {
-        case 0: return tagged(.currentModeUpdate, #""current_mode_id":"\#(session % 2 == 0 ? "codex" : "claude-code")""#)
+        case 0: return Self.tagged(.currentModeUpdate, #""current_mode_id":"\#(session % 2 == 0 ? "codex" : "claude-code")""#)
         case 1: return chunk(.userMessageChunk, "Please fix the \(sentence(4))")
         default: break
         }
         let callID = "call-\(session)-\(ordinal)"
         switch random.next() % 20 {
         case 0...9 where !streams.isEmpty:
-            return quotedChunk(.agentMessageChunk, streams[session].reply.nextPiece(words: Self.words, random: &random))
+            return Self.quotedChunk(.agentMessageChunk, streams[session].reply.nextPiece(words: Self.words, random: &random))
         case 10...12 where !streams.isEmpty:
-            return quotedChunk(.agentThoughtChunk, streams[session].thought.nextPiece(words: Self.words, random: &random))
+            return Self.quotedChunk(.agentThoughtChunk, streams[session].thought.nextPiece(words: Self.words, random: &random))
         case 0...9: return chunk(.agentMessageChunk, sentence(Int(3 + random.next() % 6)) + " ")
         case 10...12: return chunk(.agentThoughtChunk, "Considering \(sentence(4)).")
         case 13...14:
-            return tagged(.toolCall, #""\#(UpdateKind.toolCall.rawValue)":{"call_id":"\#(callID)","name":"Bash","arguments":{"command":"swift test --filter \#(sentence(1))"}}"#)
+            return Self.tagged(.toolCall, #""\#(UpdateKind.toolCall.rawValue)":{"call_id":"\#(callID)","name":"Bash","arguments":{"command":"swift test --filter \#(sentence(1))"}}"#)
         case 15...16:
-            return tagged(.toolCallUpdate, #""\#(UpdateKind.toolCallUpdate.rawValue)":{"call_id":"call-\#(session)-\#(ordinal - 1)","status":"completed","output":{"stdout":"\#(sentence(5))"}}"#)
+            return Self.tagged(.toolCallUpdate, #""\#(UpdateKind.toolCallUpdate.rawValue)":{"call_id":"call-\#(session)-\#(ordinal - 1)","status":"completed","output":{"stdout":"\#(sentence(5))"}}"#)
         case 17:
-            return tagged(.plan, #""\#(UpdateKind.plan.rawValue)":{"entries":[{"content":"\#(sentence(3))","priority":"high","status":"in_progress"},{"content":"\#(sentence(3))","priority":"medium","status":"pending"}]}"#)
+            return Self.tagged(.plan, #""\#(UpdateKind.plan.rawValue)":{"entries":[{"content":"\#(sentence(3))","priority":"high","status":"in_progress"},{"content":"\#(sentence(3))","priority":"medium","status":"pending"}]}"#)
         case 18: return chunk(.userMessageChunk, "And also \(sentence(5))")
-        default: return tagged(.availableCommandsUpdate, #""available_commands":[{"name":"review","description":"Review the diff"}]"#)
+        default: return Self.tagged(.availableCommandsUpdate, #""available_commands":[{"name":"review","description":"Review the diff"}]"#)
         }
+    }
+
+    /// An update of `kind` with `fields` (JSON members) after its tag.
+    static func tagged(_ kind: UpdateKind, _ fields: String) -> String {
+        #"{"sessionUpdate":"\#(kind.rawValue)",\#(fields)}"#
+    }
+
+    /// A chunk whose text is `quoted`, a JSON string.
+    static func quotedChunk(_ kind: UpdateKind, _ quoted: String) -> String {
+        tagged(kind, #""content":{"content":{"type":"text","text":\#(quoted)}}"#)
     }
 }

@@ -19,7 +19,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             2. Incremental sync: oa-sync running, the connection cut, 100 events added to a session, the connection allowed again: time from reconnect to caught up, and bytes the bridge sent for it.
             3. Live latency: 1,000 updates/s for --live-seconds; time from the bridge's append to the row committed in the mirror.
 
-            With --shape realistic the history is shaped like real ones (oa-bridge-sim --shape: tool outputs from 10 KB to 8 MB on a long tail, a few huge sessions); --initial-only stops after the initial sync.
+            With --shape realistic the history is shaped like real ones (oa-bridge-sim --shape: tool outputs from 10 KB to 8 MB on a long tail, a few huge sessions); with --shape streamed it holds small events only, each session's turns streamed in pieces of a few characters; --initial-only stops after the initial sync.
 
             Example: oa-sync-bench --events 1000000 --sessions 1000 --history /tmp/sync-bench-history.sqlite
             """
@@ -38,7 +38,7 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds of live updates at 1,000/s.")
     var liveSeconds = 5
 
-    @Option(help: "The synthetic history's shape: uniform, realistic or runs (oa-bridge-sim --shape).")
+    @Option(help: "The synthetic history's shape: uniform, realistic, runs or streamed (oa-bridge-sim --shape).")
     var shape = "uniform"
 
     @Flag(help: "Stop after the initial sync.")
