@@ -375,7 +375,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["Bridge", "TestSupport"]
+            dependencies: ["Bridge", "TestSupport", "ToolSupport"]
         ),
         .testTarget(
             name: "ReplTests",

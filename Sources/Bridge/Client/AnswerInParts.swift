@@ -18,6 +18,12 @@ struct AnswerInParts {
         }
     }
 
+    /// True for a request of a history page.
+    var readsHistoryPages: Bool {
+        if case .historyPage = sink { return true }
+        return false
+    }
+
     /// The request answered.
     let id: RequestID
     let method: String

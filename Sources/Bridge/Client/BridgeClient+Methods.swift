@@ -26,6 +26,7 @@ extension BridgeClient {
         switch answer {
         case .whole(let result, let frame): return .whole(try WireDecoding.timeline(result, frame: frame))
         case .inParts: return .inParts(parts)
+        case .historyPage: throw BridgeError.unexpectedResult(method: BridgeMethod.sessionTimeline, reason: "a history page")
         }
     }
 
@@ -61,6 +62,7 @@ extension BridgeClient {
         switch answer {
         case .whole(let result, let frame): return .whole(try WireDecoding.changes(result, frame: frame, since: since))
         case .inParts: return .inParts(parts)
+        case .historyPage(let page, let byteCount): return .whole(page.changesPage(since: since, byteCount: byteCount))
         }
     }
 

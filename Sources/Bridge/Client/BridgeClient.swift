@@ -181,7 +181,10 @@ public actor BridgeClient {
         }
         do {
             let answer = try await send(bytes, id: id, method: method, limit: limit)
-            if case .whole = answer { stopReadingInParts(id) }
+            switch answer {
+            case .whole, .historyPage: stopReadingInParts(id)
+            case .inParts: break
+            }
             return answer
         } catch {
             // Its answer may have begun to be read in parts meanwhile: nobody will read them.
@@ -285,6 +288,13 @@ public actor BridgeClient {
     }
 
     private func receive(_ bytes: [UInt8]) async {
+        // A history page goes to its request without its tree, if it has the common shape.
+        if let answer = HistoryPageReading.answer(bytes, answers: { waitingForParts[$0]?.readsHistoryPages == true }) {
+            if !pending.settle(answer.id, with: .success(.historyPage(answer.page, byteCount: bytes.count))) {
+                logger.debug("answer to no waiting request", metadata: ["id": "\(answer.id)"])
+            }
+            return
+        }
         let frame: Frame
         let message: JSONRPCMessage
         do {

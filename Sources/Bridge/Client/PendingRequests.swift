@@ -12,6 +12,9 @@ final class PendingRequests: Sendable {
         case whole(result: JSONValue, frame: Frame)
         /// The answer is read in parts (`AnswerInParts`), which go to the request's `AnswerParts`.
         case inParts
+        /// A history page of the common shape, read without its tree (`HistoryPageReading`), and
+        /// the size of the message it came in.
+        case historyPage(HistoryPageReading.Page, byteCount: Int)
     }
 
     private enum Slot {

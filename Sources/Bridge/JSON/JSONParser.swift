@@ -29,7 +29,9 @@ public struct JSONParser {
         try parse(Array(text.utf8))
     }
 
-    private struct Cursor {
+    /// A position in UTF-8 bytes and the parsing of the value there; also what readers that take
+    /// a known shape apart without building its tree step with (`HistoryPageReading`).
+    struct Cursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var offset = 0
         /// The members of the objects being parsed.
@@ -71,6 +73,44 @@ public struct JSONParser {
             default: throw error("unexpected character '\(Unicode.Scalar(byte))'")
             }
             return JSONValue(kind, sourceRange: start..<offset)
+        }
+
+        /// Checks the value here and steps past it, building nothing but the strings it holds.
+        mutating func skipValue(depth: Int) throws(JSONParseError) {
+            guard let byte = current else { throw error("unexpected end of input") }
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard depth < JSONParser.maximumDepth else { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
+                let close = byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                offset += 1
+                skipWhitespace()
+                if current == close {
+                    offset += 1
+                    return
+                }
+                while true {
+                    skipWhitespace()
+                    if close == UInt8(ascii: "}") {
+                        guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                        _ = try parseString()
+                        skipWhitespace()
+                        guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+                        offset += 1
+                        skipWhitespace()
+                    }
+                    try skipValue(depth: depth + 1)
+                    skipWhitespace()
+                    switch current {
+                    case UInt8(ascii: ","): offset += 1
+                    case close:
+                        offset += 1
+                        return
+                    default: throw error("expected ',' or a container's end")
+                    }
+                }
+            default:
+                _ = try parseValue(depth: depth)
+            }
         }
 
         mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {

@@ -5,28 +5,57 @@
 public struct SessionUpdate: Sendable, Equatable {
     /// The update object's bytes exactly as received.
     public let rawBytes: [UInt8]
-    /// The update object, parsed.
-    public let json: JSONValue
+    /// The update object parsed, or its summary alone when it was read without its tree
+    /// (`HistoryPageReading`): the tree is then parsed from `rawBytes` when asked for.
+    private let reading: Reading
+
+    private enum Reading: Sendable {
+        case parsed(JSONValue)
+        case summarized(UpdateSummary)
+    }
 
     public init(rawBytes: [UInt8], json: JSONValue) {
         self.rawBytes = rawBytes
-        self.json = json
+        self.reading = .parsed(json)
     }
 
     /// An update built from bytes alone (parsed here; unparsable bytes give `null`).
     public init(rawBytes: [UInt8]) {
+        self.init(rawBytes: rawBytes, json: (try? JSONParser.parse(rawBytes)) ?? .null)
+    }
+
+    /// An update read without its tree, whose summary is known.
+    init(rawBytes: [UInt8], summary: UpdateSummary) {
         self.rawBytes = rawBytes
-        self.json = (try? JSONParser.parse(rawBytes)) ?? .null
+        self.reading = .summarized(summary)
+    }
+
+    /// The update object, parsed.
+    public var json: JSONValue {
+        switch reading {
+        case .parsed(let json): json
+        case .summarized: (try? JSONParser.parse(rawBytes)) ?? .null
+        }
     }
 
     /// The update's kind and plain text.
-    public var summary: UpdateSummary { UpdateSummary(of: json) }
+    public var summary: UpdateSummary {
+        switch reading {
+        case .parsed(let json): UpdateSummary(of: json)
+        case .summarized(let summary): summary
+        }
+    }
 
     /// The update, typed.
     public var variant: SessionUpdateVariant { SessionUpdateVariant(json) }
 
     /// Canonical JSON of the update: equal for the same content whatever the key order or spacing.
     public var canonicalBytes: [UInt8] { JSONWriter.canonicalBytes(of: json) }
+
+    /// Updates are equal when their bytes are: the tree and the summary are read from them.
+    public static func == (lhs: SessionUpdate, rhs: SessionUpdate) -> Bool {
+        lhs.rawBytes == rhs.rawBytes
+    }
 }
 
 /// The `sessionUpdate` variants of the bridge, read from either encoding (the desktop's, and the

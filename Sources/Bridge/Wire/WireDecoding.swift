@@ -63,6 +63,12 @@ enum WireDecoding {
 
     /// One item of a history page read in parts: `bytes` are its exact JSON.
     static func historyChange(_ bytes: [UInt8]) throws(BridgeError) -> HistoryChange {
+        if let change = HistoryPageReading.change(bytes) { return change }
+        return try historyChangeFromTree(bytes)
+    }
+
+    /// One item of a history page, read through its tree whatever its shape.
+    static func historyChangeFromTree(_ bytes: [UInt8]) throws(BridgeError) -> HistoryChange {
         let frame: Frame
         do {
             frame = try Frame(bytes: bytes)
