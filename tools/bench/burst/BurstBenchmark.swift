@@ -67,7 +67,8 @@ struct BurstBenchmark: AsyncParsableCommand {
             let catchUpLimit = Duration.seconds(phaseTimeout ?? max(60, catchUp / 2000))
             let stored = catchUp == 0 ? nil : try await BurstTrigger.fire(url: syncSimulator.url, count: catchUp, bytes: bytes,
                                                                           deadline: Deadline(phase: "catch-up", limit: catchUpLimit))
-            let sync = try await SyncPhase.run(url: syncSimulator.url, count: updates, bytes: bytes, catchUp: stored, work: work, children: children,
+            let sync = try await SyncPhase.run(url: syncSimulator.url, count: updates, bytes: bytes, catchUp: stored,
+                                               mirror: working.freshDatabase("mirror.sqlite"), work: work, children: children,
                                                deadline: Deadline(phase: "oa-sync", limit: limit + catchUpLimit))
             await children.stop(syncSimulator.process)
 

@@ -29,11 +29,10 @@ enum SyncPhase {
     /// Starts oa-sync on a new mirror, waits until it is live (having caught up on `catchUp`, the
     /// updates stored before), fires the burst, and waits until the mirror's history cursor
     /// reaches the burst's last seq.
-    static func run(url: String, count: Int, bytes: Int, catchUp: FiredBurst?, work: URL, children: Children,
+    static func run(url: String, count: Int, bytes: Int, catchUp: FiredBurst?, mirror: String, work: URL, children: Children,
                     deadline: Deadline) async throws -> SyncOutcome {
-        let mirror = work.appending(path: "mirror.sqlite")
         let log = work.appending(path: "oa-sync.log")
-        let sync = try children.start("oa-sync", ["--bridge", url, "--db", mirror.path, "--log-format", "json"], log: log)
+        let sync = try children.start("oa-sync", ["--bridge", url, "--db", mirror, "--log-format", "json"], log: log)
         let pid = sync.processIdentifier
         let samples = Counter()
         do {
@@ -45,8 +44,8 @@ enum SyncPhase {
                     }
                 }
                 defer { group.cancelAll() }
-                let database = try await waitUntilLive(mirror: mirror.path, sync: sync, log: log, deadline: deadline)
-                let probe = try SearchProbe(mirror: mirror.path)
+                let database = try await waitUntilLive(mirror: mirror, sync: sync, log: log, deadline: deadline)
+                let probe = try SearchProbe(mirror: mirror)
                 let burst = try await BurstTrigger.fire(url: url, count: count, bytes: bytes, deadline: deadline)
                 let absorbed = try await waitForCursor(burst, database: database, probe: probe, sync: sync, log: log, deadline: deadline)
                 await probe.finish()

@@ -87,8 +87,7 @@ struct FollowBenchmark: ParsableCommand {
         let working = try workingDirectory.make(for: "oa-follow-bench")
         defer { working.removeIfTemporary() }
         let work = working.url
-        let mirror = work.appending(path: "mirror.sqlite").path
-        if !working.isTemporary { removeMirror(at: mirror) }
+        let mirror = working.freshDatabase("mirror.sqlite")
 
         let writer = try MirrorWriter(path: mirror, sessions: sessions, eventsPerSession: seedEvents)
         let settings = PhaseSettings(
@@ -108,10 +107,5 @@ struct FollowBenchmark: ParsableCommand {
             if json { FileHandle.standardError.write(Data(report.failures.map { "oa-follow-bench: \($0)\n" }.joined().utf8)) }
             throw ExitCode(1)
         }
-    }
-
-    /// A mirror left in --directory by an earlier run goes: each run starts from a new one.
-    private func removeMirror(at path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

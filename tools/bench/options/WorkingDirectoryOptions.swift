@@ -23,6 +23,15 @@ public struct WorkingDirectory: Sendable {
     /// True when no `--directory` was given: the directory goes when the benchmark ends.
     public let isTemporary: Bool
 
+    /// The path of the SQLite database `name` here, with whatever an earlier run left under that
+    /// name removed (the database, its WAL, shared memory, journal and lock): with `--directory`
+    /// kept, a run would otherwise start from the mirror the last one made, and time nothing.
+    public func freshDatabase(_ name: String) -> String {
+        let path = url.appending(path: name).path
+        for suffix in ["", "-wal", "-shm", "-journal", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        return path
+    }
+
     /// Removes the directory when it is a temporary one.
     public func removeIfTemporary() {
         if isTemporary { try? FileManager.default.removeItem(at: url) }

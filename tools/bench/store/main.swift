@@ -39,8 +39,7 @@ struct StoreBenchmark: ParsableCommand {
         let work = try workingDirectory.make(for: "oa-store-bench")
         defer { work.removeIfTemporary() }
         let workDirectory = work.url
-        let mirrorPath = workDirectory.appending(path: "mirror.sqlite").path
-        try? FileManager.default.removeItem(atPath: mirrorPath)
+        let mirrorPath = work.freshDatabase("mirror.sqlite")
 
         report("# oa-store-bench: \(synthetic.events) events, \(synthetic.sessions) sessions, pages of \(pageSize)")
         let storeTime = try ingestThroughStore(path: mirrorPath)

@@ -57,7 +57,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         defer { simulator.process.terminate() }
         print("# oa-sync-bench: \(synthetic.events) events, \(synthetic.sessions) sessions (\(simulator.readyLine))\n")
 
-        let mirror = work.appending(path: "mirror.sqlite").path
+        let mirror = working.freshDatabase("mirror.sqlite")
         // Each timed run starts with nothing left to write to disk (the simulator's seeding, the
         // run before): neither pays for another's writes.
         sync()

@@ -7,11 +7,15 @@ the entries of messages the same way, and the single events' entries; the entrie
 full-text table defined as the mirror's. The floor under `oa-sync-bench`'s ratio that the schema
 sets (`sqlite-baseline.py` stores the events in a plain table and the texts alone). Then what
 storing less would cost: the texts into a full-text table of the text alone (no kind or session
-column). Prints seconds per step. Usage: sqlite-schema-floor.py MIRROR"""
+column). Last, the floor with no client at all: the same rows copied by `INSERT ... SELECT` from
+a database that holds them ready, in the same transactions, into the mirror's tables with their
+indexes and into its full-text table; what no program that stores these rows can go under.
+Prints seconds per step. Usage: sqlite-schema-floor.py MIRROR"""
 import os, sqlite3, sys, time
 
 mirror = sys.argv[1]
 output = "/tmp/sqlite-schema-floor.sqlite"
+ready = "/tmp/sqlite-schema-floor-rows.sqlite"
 source = sqlite3.connect(f"file:{mirror}?mode=ro", uri=True)
 page_size = source.execute("PRAGMA page_size").fetchone()[0]
 
@@ -41,11 +45,15 @@ event_tables, entry_tables, single_tables = definitions("events"), definitions("
 source.close()
 
 
-def timed(name, statements, table, names, rows):
+def fresh(path):
     for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(output + suffix):
-            os.remove(output + suffix)
-    db = sqlite3.connect(output, isolation_level=None)
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+    return sqlite3.connect(path, isolation_level=None)
+
+
+def timed(name, statements, table, names, rows):
+    db = fresh(output)
     for pragma in (f"page_size={page_size}", "journal_mode=WAL", "synchronous=NORMAL", "temp_store=MEMORY",
                    "cache_size=-32768", f"wal_autocheckpoint={(64 << 20) // page_size}"):
         db.execute("PRAGMA " + pragma)
@@ -71,3 +79,43 @@ timed(f"{len(texts)} entries' texts into the full-text table", [fts], "entries_f
 text_alone = "CREATE VIRTUAL TABLE entries_fts USING fts5 (text, content = '', tokenize = 'unicode61 remove_diacritics 2')"
 timed(f"{len(texts)} entries' texts into a full-text table of the text alone", [text_alone], "entries_fts", ["rowid", "text"],
       [row[:2] for row in texts])
+
+
+# The rows ready in a database of their own (untimed), each table in the order it is inserted in.
+db = fresh(ready)
+db.execute("BEGIN")
+for table, names, rows in (("events", event_columns, events), ("entries", entry_columns, entries),
+                           ("single_entries", single_columns, singles), ("texts", ["id", "text", "kind", "session"], texts)):
+    db.execute(f"CREATE TABLE {table} ({', '.join(names)})")
+    db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(names))})", rows)
+db.execute("COMMIT")
+db.close()
+total = 0.0
+for table, statements, names, source_names in (("events", event_tables, event_columns, event_columns),
+                                               ("entries", entry_tables, entry_columns, entry_columns),
+                                               ("single_entries", single_tables, single_columns, single_columns),
+                                               ("entries_fts", [fts], ["rowid", "text", "kind", "session"], ["id", "text", "kind", "session"])):
+    db = fresh(output)
+    for pragma in (f"page_size={page_size}", "journal_mode=WAL", "synchronous=NORMAL", "temp_store=MEMORY",
+                   "cache_size=-32768", f"wal_autocheckpoint={(64 << 20) // page_size}"):
+        db.execute("PRAGMA " + pragma)
+    for statement in statements:
+        db.execute(statement)
+    db.execute(f"ATTACH '{ready}' AS ready")
+    source = "texts" if table == "entries_fts" else table
+    count = db.execute(f"SELECT count(*) FROM ready.{source}").fetchone()[0]
+    os.sync()
+    started = time.monotonic()
+    for start in range(0, count, 20000):
+        db.execute("BEGIN")
+        db.execute(f"INSERT INTO main.{table} ({', '.join(names)}) SELECT {', '.join(source_names)} FROM ready.{source} "
+                   f"WHERE rowid > {start} AND rowid <= {start + 20000}")
+        db.execute("COMMIT")
+    elapsed = time.monotonic() - started
+    total += elapsed
+    print(f"{count} rows into {table} by INSERT ... SELECT{'' if table == 'entries_fts' else ', with its indexes'}: {elapsed:.3f} s")
+    db.close()
+print(f"the mirror's rows by INSERT ... SELECT, every table: {total:.3f} s")
+for path in (ready, output):
+    fresh(path).close()
+    os.remove(path)
