@@ -46,19 +46,26 @@ source.close()
 
 
 def fresh(path):
+    """A new, empty database at `path`, in autocommit mode."""
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
     return sqlite3.connect(path, isolation_level=None)
 
 
-def timed(name, statements, table, names, rows):
+def mirror_like(statements):
+    """A new database at `output` under the mirror's pragmas and page size, with `statements` run."""
     db = fresh(output)
     for pragma in (f"page_size={page_size}", "journal_mode=WAL", "synchronous=NORMAL", "temp_store=MEMORY",
                    "cache_size=-32768", f"wal_autocheckpoint={(64 << 20) // page_size}"):
         db.execute("PRAGMA " + pragma)
     for statement in statements:
         db.execute(statement)
+    return db
+
+
+def timed(name, statements, table, names, rows):
+    db = mirror_like(statements)
     os.sync()
     insert = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
     started = time.monotonic()
@@ -95,12 +102,7 @@ for table, statements, names, source_names in (("events", event_tables, event_co
                                                ("entries", entry_tables, entry_columns, entry_columns),
                                                ("single_entries", single_tables, single_columns, single_columns),
                                                ("entries_fts", [fts], ["rowid", "text", "kind", "session"], ["id", "text", "kind", "session"])):
-    db = fresh(output)
-    for pragma in (f"page_size={page_size}", "journal_mode=WAL", "synchronous=NORMAL", "temp_store=MEMORY",
-                   "cache_size=-32768", f"wal_autocheckpoint={(64 << 20) // page_size}"):
-        db.execute("PRAGMA " + pragma)
-    for statement in statements:
-        db.execute(statement)
+    db = mirror_like(statements)
     db.execute(f"ATTACH '{ready}' AS ready")
     source = "texts" if table == "entries_fts" else table
     count = db.execute(f"SELECT count(*) FROM ready.{source}").fetchone()[0]
