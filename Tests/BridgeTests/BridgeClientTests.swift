@@ -81,6 +81,25 @@ struct BridgeClientTests {
         }
     }
 
+    @Test("a page read whole takes its chunks apart without their tree, and reads as the tree reads it")
+    func pageWithoutTree() async throws {
+        let directory = try TemporaryDirectory()
+        let simulator = try await sampleSimulator("cursor", in: directory)
+        try await BridgeClient.withConnection(to: simulator.url, options: .forTests) { client in
+            guard case .whole(let page) = try await client.historyChangesInParts(since: 0, limit: 300, maxBytes: nil, timeout: nil) else {
+                Issue.record("a page of 299 small events read in parts")
+                return
+            }
+            let (result, frame) = try await client.call(BridgeMethod.historyChanges, params: ["since": 0, "limit": 300])
+            let fromTree = try WireDecoding.changes(result, frame: frame, since: 0)
+            #expect(page.items.count == 299 && page.items == fromTree.items && page.next == fromTree.next && page.hasMore == fromTree.hasMore)
+            #expect(page.items.map(\.update.summary) == fromTree.items.map(\.update.summary))
+            let withoutTree = page.items.filter(\.update.isReadWithoutTree)
+            #expect(withoutTree.count > 100 && withoutTree.count < 299, "chunks without their tree, the other kinds with")
+            #expect(withoutTree.allSatisfy { [.userMessageChunk, .agentMessageChunk, .agentThoughtChunk].contains($0.update.summary.kind) })
+        }
+    }
+
     @Test("max_bytes: a page ends with the event that reaches the budget, never empty; a bridge without the flag ignores it")
     func pageByteBudget() async throws {
         let directory = try TemporaryDirectory()

@@ -50,17 +50,59 @@ struct HistoryPageReadingTests {
         }
     }
 
+    @Test("values nested to the parser's depth limit, wherever a page or an item holds them, read as the tree reads them")
+    func depthLimit() throws {
+        let text = #"{"type":"text","text":"a"}"#
+        // Where a value goes (`V`), and how deep it is: in a page, and in an item read alone.
+        let places: [(item: String, inPage: Int, alone: Int?)] = [
+            (#"{"seq":1,"session_id":"S","x":V,"update":{"sessionUpdate":"agent_message_chunk","content":{"content":\#(text)}}}"#, 4, 1),
+            (#"{"seq":1,"session_id":"S","update":{"sessionUpdate":"agent_message_chunk","x":V,"content":{"content":\#(text)}}}"#, 5, 2),
+            (#"{"seq":1,"session_id":"S","update":{"sessionUpdate":"agent_message_chunk","content":{"x":V,"content":\#(text)}}}"#, 6, 3),
+            (#"{"seq":1,"session_id":"S","update":{"sessionUpdate":"agent_message_chunk","content":{"content":{"x":V,"type":"text","text":"a"}}}}"#, 7, 4),
+            (#"{"seq":1,"session_id":"S","update":{"sessionUpdate":"agent_message_chunk","content":{"x":V,"type":"text","text":"a"}}}"#, 6, 3),
+            (#"{"seq":1,"session_id":"S","update":{"sessionUpdate":"plan","x":V}}"#, 5, 2),
+        ]
+        let item = #"{"seq":1,"session_id":"S","update":{"sessionUpdate":"agent_message_chunk","content":\#(text)}}"#
+        let pages: [(page: String, depth: Int)] = places.map { (Self.answerText(id: #""h""#, items: [$0.item], tail: ""), $0.inPage) } + [
+            (#"{"jsonrpc":V,"id":"h","result":{"items":[\#(item)]}}"#, 1),
+            (#"{"id":"h","result":{"items":[\#(item)],"x":V}}"#, 2),
+        ]
+        for (page, depth) in pages {
+            // Arrays nested `count` deep put the innermost at depth + count - 1; the parser takes 511 at most.
+            for count in (511 - depth)...(513 - depth) {
+                let bytes = Array(page.replacingOccurrences(of: "V", with: Self.nested(count)).utf8)
+                let tree = try? Self.treePage(bytes, since: 0)
+                let fast = HistoryPageReading.answer(bytes, answers: { _ in true })
+                #expect((fast != nil) == (tree != nil), "depth \(depth), \(count) arrays")
+                if let fast, let tree {
+                    #expect(fast.page.changesPage(since: 0, byteCount: bytes.count) == tree)
+                    #expect(fast.page.items.map(Reading.init) == tree.items.map(Reading.init))
+                }
+            }
+        }
+        for place in places {
+            guard let depth = place.alone else { continue }
+            for count in (511 - depth)...(513 - depth) {
+                let bytes = Array(place.item.replacingOccurrences(of: "V", with: Self.nested(count)).utf8)
+                let read = try? WireDecoding.historyChange(bytes)
+                let tree = try? WireDecoding.historyChangeFromTree(bytes)
+                #expect(read.map(Reading.init) == tree.map(Reading.init), "an item alone, depth \(depth), \(count) arrays")
+            }
+        }
+    }
+
     @Test("10,000 generated items: every one read without the tree reads as with it, and most common ones are")
     func generatedItems() throws {
         var random = SplitMix64(seed: 3434)
-        var read = 0, common = 0, commonRead = 0
+        var common = 0, commonRead = 0, leftToTheTree = 0
         for _ in 0..<10_000 {
             let (bytes, isCommon) = Self.generatedItem(&random)
             let fast = HistoryPageReading.change(bytes)
             if let fast {
-                read += 1
                 let tree = try WireDecoding.historyChangeFromTree(bytes)
                 #expect(Reading(fast) == Reading(tree), "\(String(decoding: bytes, as: UTF8.self))")
+            } else if (try? WireDecoding.historyChangeFromTree(bytes)) != nil {
+                leftToTheTree += 1
             }
             if isCommon {
                 common += 1
@@ -68,19 +110,29 @@ struct HistoryPageReadingTests {
             }
         }
         #expect(commonRead == common && common > 1000)
-        #expect(read < 10_000)
+        #expect(leftToTheTree > 100, "items the tree reads and this reader leaves to it")
     }
 
     @Test("1,000 pages of generated items: every page read without the tree reads as with it")
     func generatedPages() throws {
         var random = SplitMix64(seed: 5656)
         var read = 0
+        let ids = [#""hist-1""#, "7", "-3", "7.0", "1e2", "null", "[1]", #"{"a":1}"#, #""hist-2""#]
+        let tails = ["", #","has_more":false"#, #","has_more":true,"next":44"#, #","next":null"#, #","next":"44""#, #","next":4.0"#,
+                     #","has_more":null"#, #","next":-1,"x":[{"y":[]}]"#]
         for _ in 0..<1_000 {
             let items = (0..<(1 + Int(random.next() % 6))).map { _ in String(decoding: Self.generatedItem(&random).bytes, as: UTF8.self) }
-            let page = Self.answer(id: #""hist-1""#, items: items, tail: random.next() % 2 == 0 ? #","has_more":false"# : "")
-            guard let fast = HistoryPageReading.answer(page, answers: { _ in true }) else { continue }
+            let page = Self.answer(id: ids[Int(random.next() % UInt64(ids.count))], items: items,
+                                   tail: tails[Int(random.next() % UInt64(tails.count))])
+            guard let fast = HistoryPageReading.answer(page, answers: { $0 != RequestID("hist-2") }) else { continue }
             read += 1
-            let tree = try Self.treePage(page, since: 9)
+            let frame = try Frame(bytes: page)
+            guard case .response(let id, let result) = try frame.message() else {
+                Issue.record("read, but not an answer: \(String(decoding: page, as: UTF8.self))")
+                continue
+            }
+            let tree = try WireDecoding.changes(result, frame: frame, since: 9)
+            #expect(fast.id == id && id != RequestID("hist-2"))
             #expect(fast.page.changesPage(since: 9, byteCount: page.count).items.map(Reading.init) == tree.items.map(Reading.init))
             #expect(fast.page.changesPage(since: 9, byteCount: page.count) == tree)
         }
@@ -148,7 +200,16 @@ struct HistoryPageReadingTests {
     }
 
     private static func answer(id: String, items: [String], tail: String) -> [UInt8] {
-        Array(#"{"jsonrpc":"2.0","id":\#(id),"result":{"items":[\#(items.joined(separator: ","))]\#(tail)}}"#.utf8)
+        Array(answerText(id: id, items: items, tail: tail).utf8)
+    }
+
+    private static func answerText(id: String, items: [String], tail: String) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"result":{"items":[\#(items.joined(separator: ","))]\#(tail)}}"#
+    }
+
+    /// Arrays nested `count` deep.
+    private static func nested(_ count: Int) -> String {
+        String(repeating: "[", count: count) + String(repeating: "]", count: count)
     }
 
     private static func treePage(_ bytes: [UInt8], since: Int64) throws -> HistoryChangesPage {

@@ -12,10 +12,7 @@ public struct JSONParser {
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
             var parser = Cursor(bytes: buffer)
-            defer {
-                parser.openMembers.release()
-                parser.openElements.release()
-            }
+            defer { parser.release() }
             parser.skipWhitespace()
             let value = try parser.parseValue(depth: 0)
             parser.skipWhitespace()
@@ -41,6 +38,12 @@ public struct JSONParser {
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
+        }
+
+        /// Frees what the containers parsed held; each parse calls it when it ends, thrown or not.
+        mutating func release() {
+            openMembers.release()
+            openElements.release()
         }
 
         func error(_ message: String) -> JSONParseError {

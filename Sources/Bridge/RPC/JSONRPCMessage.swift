@@ -49,6 +49,13 @@ public struct Frame: Sendable {
         }
     }
 
+    /// A frame whose bytes were parsed elsewhere, in part: `json` is the part read, its source
+    /// ranges pointing into `bytes` (`HistoryPageReading` reads an item of another shape so).
+    init(bytes: [UInt8], parsedPart json: JSONValue) {
+        self.bytes = bytes
+        self.json = json
+    }
+
     /// The exact bytes of `value`, a part of this frame (its canonical text if it was built in code).
     public func rawBytes(of value: JSONValue) -> [UInt8] {
         guard let range = value.sourceRange, range.upperBound <= bytes.count else { return JSONWriter.bytes(of: value) }

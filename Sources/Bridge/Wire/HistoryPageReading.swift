@@ -33,7 +33,8 @@ enum HistoryPageReading {
     /// answering a request `answers` accepts (asked as soon as the id is read).
     static func answer(_ bytes: [UInt8], answers: (RequestID) -> Bool) -> Answer? {
         bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(bytes: buffer)
+            var reader = Reader(message: bytes, buffer: buffer)
+            defer { reader.cursor.release() }
             guard let answer = reader.answer(answers: answers), reader.isAtEnd else { return nil }
             return answer
         }
@@ -42,7 +43,8 @@ enum HistoryPageReading {
     /// The change `bytes` (one item's JSON) hold, when the item has the common shape.
     static func change(_ bytes: [UInt8]) -> HistoryChange? {
         bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(bytes: buffer)
+            var reader = Reader(message: bytes, buffer: buffer)
+            defer { reader.cursor.release() }
             guard let change = reader.change(), reader.isAtEnd else { return nil }
             return change
         }
@@ -86,10 +88,13 @@ enum HistoryPageReading {
     ]
 
     private struct Reader {
+        /// The message read (whose bytes `cursor` reads), for the items read through a tree.
+        let message: [UInt8]
         var cursor: JSONParser.Cursor
 
-        init(bytes: UnsafeBufferPointer<UInt8>) {
-            cursor = JSONParser.Cursor(bytes: bytes)
+        init(message: [UInt8], buffer: UnsafeBufferPointer<UInt8>) {
+            self.message = message
+            cursor = JSONParser.Cursor(bytes: buffer)
         }
 
         var isAtEnd: Bool {
@@ -109,7 +114,9 @@ enum HistoryPageReading {
                     sawVersion = true
                     guard (try? cursor.skipValue(depth: 1)) != nil else { return nil }
                 case .id where id == nil:
-                    guard let value = try? cursor.parseValue(depth: 1), let read = RequestID(json: value), answers(read) else { return nil }
+                    // A string or a number: the ids requests are sent with (no container is parsed).
+                    guard let first = cursor.current, first == UInt8(ascii: "\"") || first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+                          let value = try? cursor.parseValue(depth: 1), let read = RequestID(json: value), answers(read) else { return nil }
                     id = read
                 case .result where page == nil:
                     guard let read = result() else { return nil }
@@ -163,10 +170,10 @@ enum HistoryPageReading {
                 if let change = change() {
                     changes.append(change)
                 } else {
-                    // An item of another shape is read through its own tree, alone.
+                    // An item of another shape is read through a tree of its own, in place.
                     cursor.offset = start
-                    guard (try? cursor.skipValue(depth: 3)) != nil,
-                          let change = try? WireDecoding.historyChangeFromTree(Array(UnsafeBufferPointer(rebasing: cursor.bytes[start..<cursor.offset])))
+                    guard let item = try? cursor.parseValue(depth: 3),
+                          let change = try? WireDecoding.change(item, Frame(bytes: message, parsedPart: item))
                     else { return nil }
                     changes.append(change)
                 }
@@ -245,14 +252,14 @@ enum HistoryPageReading {
                     var nested = Object()
                     var block = TextBlock()
                     while let innerKey = nested.nextKey(&cursor) {
-                        guard block.read(innerKey, &self) else { return nil }
+                        guard block.read(innerKey, &self, depth: 7) else { return nil }
                     }
                     guard nested.isComplete else { return nil }
                     inner = block
                 case .content:
                     return nil
                 default:
-                    guard own.read(key, &self) else { return nil }
+                    guard own.read(key, &self, depth: 6) else { return nil }
                 }
             }
             guard object.isComplete else { return nil }
@@ -296,8 +303,8 @@ enum HistoryPageReading {
 
         var isText: Bool { type == "text" && text != nil }
 
-        /// Reads the member `key` of a block; false if it cannot be read here.
-        mutating func read(_ key: Key, _ reader: inout Reader) -> Bool {
+        /// Reads the member `key` of a block, a value `depth` deep in a page; false if it cannot be read here.
+        mutating func read(_ key: Key, _ reader: inout Reader, depth: Int) -> Bool {
             switch key {
             case .type where !sawType:
                 sawType = true
@@ -310,7 +317,7 @@ enum HistoryPageReading {
             case .type, .text:
                 return false
             default:
-                return (try? reader.cursor.skipValue(depth: 7)) != nil
+                return (try? reader.cursor.skipValue(depth: depth)) != nil
             }
         }
     }

@@ -38,6 +38,12 @@ public struct SessionUpdate: Sendable, Equatable {
         }
     }
 
+    /// True when the update was read without its tree (its summary known, its tree parsed if asked).
+    var isReadWithoutTree: Bool {
+        if case .summarized = reading { return true }
+        return false
+    }
+
     /// The update's kind and plain text.
     public var summary: UpdateSummary {
         switch reading {

@@ -78,7 +78,7 @@ enum WireDecoding {
         return try change(frame.json, frame)
     }
 
-    private static func change(_ item: JSONValue, _ frame: Frame) throws(BridgeError) -> HistoryChange {
+    static func change(_ item: JSONValue, _ frame: Frame) throws(BridgeError) -> HistoryChange {
         let method = BridgeMethod.historyChanges
         guard let seq = item["seq"]?.int64Value else { throw .unexpectedResult(method: method, reason: "an item has no seq") }
         return HistoryChange(seq: seq, sessionID: try string(item, "session_id", method), ts: item["ts"]?.int64Value,
