@@ -332,7 +332,18 @@ let package = Package(
             ],
             path: "tools/bench/burst"
         ),
-
+        .executableTarget(
+            name: "oa-soak-bench",
+            dependencies: [
+                "ToolSupport",
+                "BenchOptions",
+                "Bridge",
+                "MirrorStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/bench/soak"
+        ),
         .executableTarget(
             name: "oa-viewer-bench",
             dependencies: [

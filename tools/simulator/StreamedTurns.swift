@@ -26,11 +26,11 @@ struct StreamedTurns {
         case .thought:
             let piece = text.nextPiece(words: words, random: &random)
             if text.isAtParagraphEnd { phase = .reply(paragraphsLeft: 1 + Int(random.next() % 3)) }
-            return SyntheticHistory.quotedChunk(.agentThoughtChunk, piece)
+            return SyntheticHistory.textChunk(.agentThoughtChunk, piece)
         case .reply(let paragraphsLeft):
             let piece = text.nextPiece(words: words, random: &random)
             if text.isAtParagraphEnd { phase = paragraphsLeft > 1 ? .reply(paragraphsLeft: paragraphsLeft - 1) : .call }
-            return SyntheticHistory.quotedChunk(.agentMessageChunk, piece)
+            return SyntheticHistory.textChunk(.agentMessageChunk, piece)
         case .call:
             phase = .output(callID: callID)
             let kind = UpdateKind.toolCall.rawValue

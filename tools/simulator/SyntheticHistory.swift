@@ -98,9 +98,9 @@ struct SyntheticHistory {
         let callID = "call-\(session)-\(ordinal)"
         switch random.next() % 20 {
         case 0...9 where !streams.isEmpty:
-            return Self.quotedChunk(.agentMessageChunk, streams[session].reply.nextPiece(words: Self.words, random: &random))
+            return Self.textChunk(.agentMessageChunk, streams[session].reply.nextPiece(words: Self.words, random: &random))
         case 10...12 where !streams.isEmpty:
-            return Self.quotedChunk(.agentThoughtChunk, streams[session].thought.nextPiece(words: Self.words, random: &random))
+            return Self.textChunk(.agentThoughtChunk, streams[session].thought.nextPiece(words: Self.words, random: &random))
         case 0...9: return chunk(.agentMessageChunk, sentence(Int(3 + random.next() % 6)) + " ")
         case 10...12: return chunk(.agentThoughtChunk, "Considering \(sentence(4)).")
         case 13...14:
@@ -117,6 +117,11 @@ struct SyntheticHistory {
     /// An update of `kind` with `fields` (JSON members) after its tag.
     static func tagged(_ kind: UpdateKind, _ fields: String) -> String {
         #"{"sessionUpdate":"\#(kind.rawValue)",\#(fields)}"#
+    }
+
+    /// A chunk of `text` (quoted and escaped here).
+    static func textChunk(_ kind: UpdateKind, _ text: String) -> String {
+        quotedChunk(kind, String(decoding: JSONWriter.bytes(of: .string(text)), as: UTF8.self))
     }
 
     /// A chunk whose text is `quoted`, a JSON string.

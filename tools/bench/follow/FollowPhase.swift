@@ -41,7 +41,7 @@ struct FollowPhase {
             let idle = idlePhase(follower)
             progress("\(mode.rawValue): burst of \(settings.burstEvents)")
             let burst = try burstPhase(follower)
-            let peak = ProcessStat.peakResidentKiB(of: follower.pid)
+            let peak = ProcessMemory.peakResidentKiB(follower.pid)
             let snapshot = follower.output.snapshot
             let exit = follower.stop()
             return ModeResult(mode: mode, arguments: arguments, steady: steady, idle: idle, burst: burst, peakResidentKiB: peak,

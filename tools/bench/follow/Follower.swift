@@ -187,13 +187,4 @@ enum ProcessStat {
         guard !after.isEmpty else { return nil }
         return after.reduce(0) { total, thread in total + thread.value - (before[thread.key] ?? 0) }
     }
-
-    /// The highest resident set size so far (VmHWM), in KiB.
-    static func peakResidentKiB(of pid: pid_t) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
-        }
-        return nil
-    }
 }

@@ -36,9 +36,7 @@ final class ServedViewer {
 
     /// The server's peak resident memory so far, in MiB (`VmHWM`).
     var peakResidentMiB: Double {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan) / 1024
+        ProcessMemory.peakResidentKiB(process.processIdentifier).map { Double($0) / 1024 } ?? .nan
     }
 
     func stop() {

@@ -1,23 +1,23 @@
-import Bridge
-import ToolSupport
-
-/// Text as a model streams it, for the realistic shape: paragraphs of words, now and then a code
+/// Text as a model streams it, for the simulator's realistic and streamed shapes and the soak
+/// benchmark's live turns: paragraphs of words, now and then a code
 /// fence, handed out in pieces of 2–12 characters cut anywhere (inside words, fences and line
 /// breaks included), as model APIs send text deltas of a few tokens.
-struct StreamedText {
+public struct StreamedText {
     private var pending: [Unicode.Scalar] = []
 
     /// True once the paragraph begun is handed out whole (and before the first piece).
-    var isAtParagraphEnd: Bool { pending.isEmpty }
+    public var isAtParagraphEnd: Bool { pending.isEmpty }
 
-    /// The next piece, as a JSON string (quoted, escaped).
-    mutating func nextPiece(words: [String], random: inout SplitMix64) -> String {
+    public init() {}
+
+    /// The next piece of text.
+    public mutating func nextPiece(words: [String], random: inout SplitMix64) -> String {
         if pending.isEmpty { pending = Array(Self.paragraph(words: words, random: &random).unicodeScalars) }
         let count = min(pending.count, 2 + Int(random.next() % 11))
         var piece = ""
         piece.unicodeScalars.append(contentsOf: pending.prefix(count))
         pending.removeFirst(count)
-        return String(decoding: JSONWriter.bytes(of: .string(piece)), as: UTF8.self)
+        return piece
     }
 
     /// A paragraph of sentences; one in four ends with a fenced snippet.
