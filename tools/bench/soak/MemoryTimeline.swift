@@ -8,6 +8,8 @@ struct MemoryTimeline {
         let elapsed: Duration
         let anonymousKiB: Int
         let fileBackedKiB: Int
+        /// oa-sync's CPU time so far, in seconds.
+        let cpuSeconds: Double
         let updatesSent: Int64
         let cuts: Int
     }
@@ -31,12 +33,19 @@ struct MemoryTimeline {
         return variance > 0 ? covariance / variance : nil
     }
 
-    /// Writes the samples as tab-separated values: seconds, RssAnon and RssFile in KiB, updates
-    /// sent, cuts.
+    /// The share of a core oa-sync used from `warmUp` on.
+    func coreShare(after warmUp: Duration) -> Double? {
+        let window = after(warmUp)
+        guard let first = window.first, let last = window.last, last.elapsed > first.elapsed else { return nil }
+        return (last.cpuSeconds - first.cpuSeconds) / (last.elapsed - first.elapsed).seconds
+    }
+
+    /// Writes the samples as tab-separated values: seconds, RssAnon and RssFile in KiB, oa-sync's
+    /// CPU seconds, updates sent, cuts.
     func write(to url: URL) throws {
-        var text = "seconds\trss_anon_kib\trss_file_kib\tupdates_sent\tcuts\n"
+        var text = "seconds\trss_anon_kib\trss_file_kib\tcpu_seconds\tupdates_sent\tcuts\n"
         for sample in samples {
-            text += "\(Int(sample.elapsed.seconds))\t\(sample.anonymousKiB)\t\(sample.fileBackedKiB)\t\(sample.updatesSent)\t\(sample.cuts)\n"
+            text += "\(Int(sample.elapsed.seconds))\t\(sample.anonymousKiB)\t\(sample.fileBackedKiB)\t\(String(format: "%.2f", sample.cpuSeconds))\t\(sample.updatesSent)\t\(sample.cuts)\n"
         }
         try Data(text.utf8).write(to: url)
     }

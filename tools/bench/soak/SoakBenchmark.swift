@@ -123,12 +123,13 @@ struct SoakBenchmark: AsyncParsableCommand {
                 var next = start
                 while !Task.isCancelled {
                     // A process that ended (a zombie included) has no resident memory to read.
-                    guard let anonymous = ProcessMemory.anonymousKiB(pid), let file = ProcessMemory.fileBackedKiB(pid) else {
+                    guard let anonymous = ProcessMemory.anonymousKiB(pid), let file = ProcessMemory.fileBackedKiB(pid),
+                          let cpu = ProcessCPU.seconds(of: pid) else {
                         throw BenchmarkFailure("oa-sync ended during the soak. Its log:\n\(tail(of: log))")
                     }
                     let sent = progress.value.withLock { $0 }
                     let elapsed = ContinuousClock.now - start
-                    timeline.append(.init(elapsed: elapsed, anonymousKiB: anonymous, fileBackedKiB: file, updatesSent: sent.count, cuts: sent.cuts))
+                    timeline.append(.init(elapsed: elapsed, anonymousKiB: anonymous, fileBackedKiB: file, cpuSeconds: cpu, updatesSent: sent.count, cuts: sent.cuts))
                     FileHandle.standardError.write(Data(String(
                         format: "oa-soak-bench: %.1f of %.0f min, %d updates sent, %d cuts, RssAnon %.1f MiB, RssFile %.1f MiB\n",
                         elapsed.seconds / 60, total, sent.count, sent.cuts, Double(anonymous) / 1024, Double(file) / 1024).utf8))

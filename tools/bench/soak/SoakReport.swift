@@ -19,6 +19,7 @@ struct SoakReport {
     var slope: Double? { timeline.anonymousSlopeMiBPerHour(after: warmUp) }
     var judgesSlope: Bool { (timeline.samples.last?.elapsed ?? .zero) - warmUp >= Self.slopeWindow }
     var peakMiB: Double { Double(peakKiB) / 1024 }
+    var coreShare: Double? { timeline.coreShare(after: warmUp) }
 
     var passed: Bool {
         exactlyOnce && peakMiB <= maxPeakMiB && (!judgesSlope || (slope.map { $0 <= maxSlope } ?? false))
@@ -39,6 +40,7 @@ struct SoakReport {
         }
         let slopeText = slope.map { f($0, 2) } ?? "?"
         Swift.print("RssAnon slope after the warm-up: \(slopeText) MiB an hour (target ≤ \(f(maxSlope, 1))\(judgesSlope ? "" : "; not judged: less than 20 minutes after the warm-up"))")
+        Swift.print("oa-sync's CPU after the warm-up: \(coreShare.map { f($0 * 100, 1) } ?? "?") % of a core")
         Swift.print("peak RSS (VmHWM): \(f(peakMiB, 1)) MiB (target ≤ \(f(maxPeakMiB, 0)))")
         Swift.print(passed ? "\nall targets met" : "\nFAILED: a target is missed or an update was not mirrored exactly once")
     }

@@ -61,9 +61,9 @@ struct SyncBenchmark: AsyncParsableCommand {
         // Each timed run starts with nothing left to write to disk (the simulator's seeding, the
         // run before): neither pays for another's writes.
         sync()
-        let simulatorCPUBefore = cpuSeconds(of: simulator.process.processIdentifier)
+        let simulatorCPUBefore = ProcessCPU.seconds(of: simulator.process.processIdentifier)
         let initial = try await tools.runSync(["--bridge", simulator.url, "--db", mirror, "--once", "--quiet"])
-        let simulatorCPU = cpuSeconds(of: simulator.process.processIdentifier).flatMap { after in simulatorCPUBefore.map { after - $0 } }
+        let simulatorCPU = ProcessCPU.seconds(of: simulator.process.processIdentifier).flatMap { after in simulatorCPUBefore.map { after - $0 } }
         let store = try MirrorStore(path: mirror, mode: .readOnly)
         let mirrored = try store.counts().events
         let bytes = try store.database.scalarInt64("SELECT coalesce(sum(length(update_json)), 0) FROM events") ?? 0
@@ -110,16 +110,6 @@ struct SyncBenchmark: AsyncParsableCommand {
                 print("| bytes the bridge sent to all clients meanwhile | \(bytesAfter - bytesBefore) (the 100 updates: \(payload)) |")
             }
         }
-    }
-
-    /// The CPU time (user and system) process `pid` has used so far, from /proc; nil if unreadable.
-    private func cpuSeconds(of pid: Int32) -> Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return nil }
-        // The fields after the command's name, which may hold spaces: state is the 3rd, utime the 14th.
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// The time a JSON log line of oa-sync was written (its `ts`).
