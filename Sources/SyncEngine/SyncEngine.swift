@@ -41,6 +41,9 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
     private var random = SystemRandomNumberGenerator()
     /// When the search index is fed.
     var indexing = SearchIndexingPolicy<EngineClock.Instant>()
+    /// The bridges catching up now, by `BridgeLink.id`: the store's page cache has a catch-up's
+    /// budget while there is one, a live one's otherwise (`PageCacheBudget`).
+    private var linksCatchingUp: Set<Int> = []
 
     /// - Parameters:
     ///   - mirrorPath: the mirror file (created and migrated if needed).
@@ -280,6 +283,9 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
         defer {
             wakeLiveLoop.finish()
             wakeLiveLoops[link.id] = nil
+            // A catch-up the connection's end cut short: the budget changes how much the cache may
+            // keep, and nothing of the mirror, so a failure to set it is not the connection's.
+            try? stopCatchingUp(link)
         }
         let tickInterval = link.configuration.outboxPollInterval
         try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -339,14 +345,32 @@ public actor SyncEngine<EngineClock: Clock> where EngineClock.Duration == Durati
 
     /// What a catch-up held in memory goes back to the system before the engine waits live.
     private func goLive(_ link: BridgeLink) throws {
+        try stopCatchingUp(link)
         try store.releaseMemory()
         setState(.live, link)
+    }
+
+    /// The most memory the store's page cache may keep now, in KiB.
+    func pageCacheKiB() throws -> Int { try store.pageCacheKiB() }
+
+    /// The store's page cache takes a catch-up's budget, if no other bridge's catch-up gave it already.
+    private func startCatchingUp(_ link: BridgeLink) throws {
+        if linksCatchingUp.isEmpty { try store.usePageCache(.catchUp) }
+        linksCatchingUp.insert(link.id)
+    }
+
+    /// The store's page cache goes back to a live budget once no bridge catches up, its pages past
+    /// the budget freed.
+    private func stopCatchingUp(_ link: BridgeLink) throws {
+        guard linksCatchingUp.remove(link.id) != nil, linksCatchingUp.isEmpty else { return }
+        try store.usePageCache(.live)
     }
 
     /// Catches up with the bridge: settles prompts a stopped process left in flight, then pages
     /// the history (cursor bridges) or refetches the timelines whose watermark moved (stock).
     private func catchUp(_ client: any BridgeConnection, _ link: BridgeLink) async throws {
         setState(.syncing, link)
+        try startCatchingUp(link)
         let hasCursor = await client.capabilities.hasHistoryCursor
         if machines[link.id].history == nil { machines[link.id].historyResolved(try await resolveHistory(client, link)) }
         let settled = try store.settleInterruptedSends(canResendSafely: hasCursor, scope: outboxScope(of: link))

@@ -53,6 +53,34 @@ struct InProcessEngineTests {
                 "live events are searchable, in the message they continue")
     }
 
+    @Test("the writer's page cache keeps a live budget while following, and after each reconnect's catch-up")
+    func pageCacheBudgetWhileLive() async throws {
+        let directory = try TemporaryDirectory()
+        let mirror = directory.path("mirror.sqlite")
+        let desktop = ScriptedDesktop(flavor: .cursor(version: 2))
+        for index in 0..<1_000 { await desktop.store(session: "S\(index % 3)", text: "history \(index) ") }
+        let clock = TestClock()
+        let engine = try engine(mirror, [desktop], clock: clock)
+        let reader = try MirrorStore(path: mirror, mode: .readOnly)
+        #expect(try await engine.pageCacheKiB() == PageCacheBudget.catchUp.kibibytes, "a store opens with a catch-up's budget")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            for round in 1...2 {
+                try await waitFor("live, round \(round)", look: { try reader.desktopStatuses().first?.connectionState }, until: { $0 == .live })
+                #expect(try await engine.pageCacheKiB() == PageCacheBudget.live.kibibytes, "round \(round)")
+                await desktop.store(session: "S0", text: "while offline \(round) ")
+                await desktop.dropConnections()
+                // Reconnecting after the backoff, on the engine's clock.
+                _ = try await clock.passingTime {
+                    try await waitFor("the history cursor to reach \(1_000 + round)", look: { try reader.historyCursor() }, until: { $0 == Int64(1_000 + round) })
+                }
+            }
+            group.cancelAll()
+        }
+        await engine.finish()
+        try expectMirrorHolds(await desktop.historyRows, mirror: mirror)
+    }
+
     @Test("the page byte budget is asked for only from a desktop that offers it, and pages then stop at it", arguments: [true, false])
     func pageBudgetOnlyWhenOffered(offered: Bool) async throws {
         let directory = try TemporaryDirectory()

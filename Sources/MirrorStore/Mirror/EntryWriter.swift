@@ -124,8 +124,8 @@ final class EntryWriter {
     }
 
     private let derived: Derived
-    /// The texts of open messages that the write before left (`OpenMessageTexts`), for a pass
-    /// that derives `everyEventBefore`; the pass leaves those of the messages it leaves open.
+    /// The texts of open messages that the writes before left (`OpenMessageTexts`); the pass
+    /// leaves those of the messages it leaves open.
     var openTexts: OpenMessageTexts?
     /// The messages still open that grew in this pass are stored without writing their rows in
     /// the index, lagging (`finish()` decides).
@@ -161,7 +161,7 @@ final class EntryWriter {
         /// The texts of its chunks when every one is at hand (it began in this pass, or the write
         /// before left them: `OpenMessageTexts`); else nil, and they are read from the events when
         /// it is written.
-        var texts: [String]?
+        var texts: ChunkTexts?
         /// It has a row in `entries`.
         var stored: Bool
         /// It took chunks in this pass.
@@ -195,7 +195,7 @@ final class EntryWriter {
                 state.open = Message(
                     entryID: event.id, sessionNo: event.sessionNo, kind: kind, origin: event.origin,
                     firstOrdinal: event.ordinal, lastOrdinal: event.ordinal, lastEventID: event.id, events: 1,
-                    length: Int64(event.text.utf8.count), indexedEvents: 0, indexedAt: nil, timestamp: event.timestamp, texts: [event.text], stored: false, grew: true
+                    length: Int64(event.text.utf8.count), indexedEvents: 0, indexedAt: nil, timestamp: event.timestamp, texts: ChunkTexts([event.text]), stored: false, grew: true
                 )
             }
         } else {
@@ -275,13 +275,23 @@ final class EntryWriter {
             }
         }
         if !sessionsOutOfOrder.contains(sessionNo), let open = sessions[sessionNo]?.open, let chunks = open.texts {
-            openTexts?.leave(entryID: open.entryID, events: open.events, lastEventID: open.lastEventID, chunks: chunks, bytes: open.length)
+            openTexts?.leave(entryID: open.entryID, events: open.events, lastEventID: open.lastEventID, chunks: chunks)
         }
     }
 
-    /// Rewrites the row of `message` (an entry already stored), whatever its age.
+    /// Rewrites the row of `message` (an entry already stored, still open), whatever its age, from
+    /// the texts kept for it if the pass has `openTexts` (else read from its events), and leaves
+    /// them for the next write.
     func refresh(_ message: Message) throws {
+        var message = message
+        if openTexts != nil {
+            message.texts = try openTexts?.take(entryID: message.entryID, events: message.events, lastEventID: message.lastEventID)
+                ?? Self.chunkTexts(of: message, upTo: lastEventID, database: database)
+        }
         try write(message, open: true)
+        if let chunks = message.texts {
+            openTexts?.leave(entryID: message.entryID, events: message.events, lastEventID: message.lastEventID, chunks: chunks)
+        }
     }
 
     /// The state of a session not seen yet in this pass: its open message, if any, and the
@@ -311,7 +321,11 @@ final class EntryWriter {
             """,
             [sessionNo, derivedThrough]
         ) { row in (row.isNull(0) ? nil : Self.message(row), row.optionalInt64(12)) } ?? (nil, nil)
-        return SessionState(open: open, lastOrdinal: max(lastDerived ?? -1, open?.lastOrdinal ?? -1))
+        var message = open
+        // Kept for its row; an event placed among those derived sends the session to be derived
+        // again, which forgets every text kept.
+        message?.texts = open.flatMap { openTexts?.take(entryID: $0.entryID, events: $0.events, lastEventID: $0.lastEventID) }
+        return SessionState(open: message, lastOrdinal: max(lastDerived ?? -1, open?.lastOrdinal ?? -1))
     }
 
     /// The columns `message(_:from:)` reads, of the table `alias` if given.
@@ -333,7 +347,7 @@ final class EntryWriter {
     /// replacing the one it had.
     private func write(_ message: Message, open: Bool, indexing: Bool = true) throws {
         if !message.stored {
-            let text = indexing ? message.texts?.joined() ?? "" : ""
+            let text = indexing ? message.texts?.joined ?? "" : ""
             if !text.isEmpty {
                 try indexRows.insert(rowID: message.entryID, text: text, kind: message.kind, sessionNo: message.sessionNo, database: database)
             }
@@ -347,12 +361,12 @@ final class EntryWriter {
         }
         let texts = try message.texts ?? Self.chunkTexts(of: message, upTo: lastEventID, database: database)
         if message.indexedEvents > 0 {
-            let indexed = texts.prefix(Int(message.indexedEvents)).joined()
+            let indexed = texts.joined(first: Int(message.indexedEvents))
             if !indexed.isEmpty {
                 try indexRows.delete(rowID: message.entryID, text: indexed, kind: message.kind, sessionNo: message.sessionNo, database: database)
             }
         }
-        let text = texts.joined()
+        let text = texts.joined
         if !text.isEmpty {
             try indexRows.insert(rowID: message.entryID, text: text, kind: message.kind, sessionNo: message.sessionNo, database: database)
         }
@@ -372,14 +386,16 @@ final class EntryWriter {
 
     /// The texts of a message's chunks, in order: the events of its kind and origin between its
     /// first and last ordinals (any other chunk there would have ended it), up to `lastEventID`.
-    static func chunkTexts(of message: Message, upTo lastEventID: Int64, database: Database) throws -> [String] {
-        try database.query(
+    static func chunkTexts(of message: Message, upTo lastEventID: Int64, database: Database) throws -> ChunkTexts {
+        var texts = ChunkTexts()
+        _ = try database.query(
             """
             SELECT text FROM events
             WHERE session_no = ?1 AND ordinal BETWEEN ?2 AND ?3 AND kind = ?4 AND origin = ?5 AND event_id <= ?6
             ORDER BY ordinal
             """,
             [message.sessionNo, message.firstOrdinal, message.lastOrdinal, message.kind, message.origin, lastEventID]
-        ) { $0.string(0) }
+        ) { texts.append($0.string(0)) }
+        return texts
     }
 }

@@ -21,18 +21,20 @@ extension MirrorStore {
         let now = clock.now()
         // Events in hand were appended to their sessions, all of whose events were derived before.
         let writer = EntryWriter(database: database, now: now, lastEventID: last, derived: inHand == nil ? .through(first) : .everyEventBefore)
-        if let inHand {
+        do {
             // Moved to the writer and back, not copied: it changes them in place.
             writer.openTexts = openMessageTexts
             openMessageTexts = OpenMessageTexts()
             defer { openMessageTexts = writer.openTexts ?? OpenMessageTexts() }
-            for event in inHand.events { try writer.add(event) }
-            try writer.finish(singles: .inHand(inHand.singles))
-        } else {
-            _ = try database.query(
-                "SELECT \(DerivedEvent.columns) FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id", [first, last]
-            ) { try writer.add(DerivedEvent(row: $0)) }
-            try writer.finish(singles: .selected(SelectedSingles(condition: "event_id > ?2 AND event_id <= ?3", arguments: [first, last])))
+            if let inHand {
+                for event in inHand.events { try writer.add(event) }
+                try writer.finish(singles: .inHand(inHand.singles))
+            } else {
+                _ = try database.query(
+                    "SELECT \(DerivedEvent.columns) FROM events WHERE event_id > ?1 AND event_id <= ?2 ORDER BY event_id", [first, last]
+                ) { try writer.add(DerivedEvent(row: $0)) }
+                try writer.finish(singles: .selected(SelectedSingles(condition: "event_id > ?2 AND event_id <= ?3", arguments: [first, last])))
+            }
         }
         for sessionNo in writer.sessionsOutOfOrder.sorted() {
             let placed = try database.scalarInt64(
@@ -90,6 +92,8 @@ extension MirrorStore {
     /// default) and their rows in the index (made from its events as they are now, before they
     /// change, with ids up to `last`: what they were derived from).
     func withdrawEntries(ofSession sessionNo: Int64, after restart: Int64 = .min, derivedThrough last: Int64) throws {
+        // Rows derived again may be of the same first event, length and last event, and yet other chunks.
+        openMessageTexts.forget()
         let messages = try database.query(
             """
             SELECT \(EntryWriter.messageColumns()), text_hash IS NOT NULL FROM entries
@@ -188,6 +192,10 @@ extension MirrorStore {
         guard !lagging.isEmpty else { return }
         let indexed = try searchIndexedUpTo()
         let writer = EntryWriter(database: database, now: now, lastEventID: indexed, derived: .through(indexed))
+        // Lent to the writer and back, as for a derivation of events in hand.
+        writer.openTexts = openMessageTexts
+        openMessageTexts = OpenMessageTexts()
+        defer { openMessageTexts = writer.openTexts ?? OpenMessageTexts() }
         for message in lagging { try writer.refresh(message) }
         try writer.finish()
     }
@@ -229,7 +237,7 @@ extension MirrorStore {
     ///     chunks need not grow with.
     func entryText(of message: EntryWriter.Message, firstEvents count: Int64 = .max, derivedThrough last: Int64) throws -> String {
         if EntryWriter.isChunk(kind: message.kind, origin: message.origin) {
-            return try EntryWriter.chunkTexts(of: message, upTo: last, database: database).prefix(Int(count)).joined()
+            return try EntryWriter.chunkTexts(of: message, upTo: last, database: database).joined(first: Int(count))
         }
         return try database.queryFirst("SELECT text FROM events WHERE event_id = ?1", [message.entryID]) { $0.string(0) } ?? ""
     }

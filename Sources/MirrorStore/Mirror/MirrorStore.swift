@@ -24,10 +24,6 @@ public final class MirrorStore {
     /// pages: docs/benchmarks.md); mirrors made before keep their 4 KiB pages.
     static let pageSize = 16_384
 
-    /// SQLite's page cache per connection: enough for the leaf pages that 1,000 sessions' timelines
-    /// append to at once.
-    static let pageCacheKiB = 32 * 1024
-
     /// The underlying connection.
     public let database: Database
     /// The mirror's file.
@@ -73,7 +69,7 @@ public final class MirrorStore {
         if mode == .readWrite {
             try database.enableWriteAheadLogging(pageSizeIfNew: Self.pageSize)
         }
-        try database.setPageCacheSize(kibibytes: Self.pageCacheKiB)
+        try database.setPageCacheSize(kibibytes: PageCacheBudget.catchUp.kibibytes)
         try SearchRank.register(on: database)
         try EntryTextHash.register(on: database)
         if mode == .readOnly {
@@ -201,6 +197,19 @@ public final class MirrorStore {
     /// (`PRAGMA data_version`): a cheap way to notice other processes' writes.
     public func dataVersion() throws -> Int64 {
         try database.scalarInt64("PRAGMA data_version") ?? 0
+    }
+
+    /// Sets how much memory SQLite's page cache of this connection may keep from now on (a store
+    /// opens with `.catchUp`'s); a smaller budget than before frees the pages past it at once.
+    public func usePageCache(_ budget: PageCacheBudget) throws {
+        try database.setPageCacheSize(kibibytes: budget.kibibytes)
+    }
+
+    /// The most memory SQLite's page cache of this connection may keep now, in KiB.
+    public func pageCacheKiB() throws -> Int {
+        let size = try database.scalarInt64("PRAGMA cache_size") ?? 0
+        // Negative: in KiB; positive: in pages.
+        return size < 0 ? Int(-size) : Int(size) * (try database.pageSize()) / 1024
     }
 
     /// Gives back to the system the memory that the connection's page cache and the C allocator

@@ -176,13 +176,21 @@ public final class Database {
         }
     }
 
-    /// A prepared statement for `sql`, kept for reuse: reset and with its bindings cleared.
+    /// The most prepared statements a connection keeps for reuse: many times the texts of SQL the
+    /// programs run, so that one built from its data (a list of ids) cannot grow the cache with
+    /// every new list.
+    static let statementCacheLimit = 256
+
+    /// A prepared statement for `sql`, kept for reuse: reset and with its bindings cleared. Past
+    /// `statementCacheLimit` statements the cache starts again (a statement handed out lives on
+    /// while its user holds it).
     public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statementCache[sql] {
             statement.reset()
             return statement
         }
         let statement = try Statement(database: self, sql: sql)
+        if statementCache.count >= Self.statementCacheLimit { statementCache.removeAll(keepingCapacity: true) }
         statementCache[sql] = statement
         return statement
     }
