@@ -145,6 +145,7 @@ extension MirrorStore {
 
     /// `rebuildEntries()` in the caller's transaction (the migrations, for a mirror made before entries).
     func rebuildEntriesInTransaction() throws {
+        openMessageTexts.forget()
         try database.execute("INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')")
         try database.execute("INSERT OR REPLACE INTO counters (name, value) VALUES ('\(EntryIndexRows.indexedTextBytes)', 0)")
         try database.execute("DELETE FROM entries")
